@@ -1,0 +1,75 @@
+package io.ringkv.api;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+
+import io.ringkv.replication.ReplicationFactor;
+
+/** Reads and checks the query parameters of the public API; every problem becomes a clear 400. */
+public final class EntityRequests {
+
+    public static final int MAX_KEY_BYTES = 1024;
+
+    private EntityRequests() {
+    }
+
+    /** The {@code id} parameter as key bytes: present once, not empty, at most 1 KiB in UTF-8. */
+    static byte[] key(ServerHttpRequest request) {
+        return requiredKey(request, "id");
+    }
+
+    static byte[] requiredKey(ServerHttpRequest request, String name) {
+        String value = single(request, name);
+        if (value == null || value.isEmpty()) {
+            throw new BadRequestException("the '" + name + "' parameter is required and must not be empty");
+        }
+        return checkedKey(name, value);
+    }
+
+    /** An optional key parameter; null when absent. */
+    static byte[] optionalKey(ServerHttpRequest request, String name) {
+        String value = single(request, name);
+        return value == null ? null : checkedKey(name, value);
+    }
+
+    static ReplicationFactor replicas(ServerHttpRequest request, int clusterSize) {
+        try {
+            return ReplicationFactor.parse(single(request, "replicas"), clusterSize);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequestException(e.getMessage());
+        }
+    }
+
+    /** The range bounds; {@code end} is null for "to the last key". */
+    static byte[][] range(ServerHttpRequest request) {
+        byte[] start = requiredKey(request, "start");
+        byte[] end = optionalKey(request, "end");
+        if (end != null && Arrays.compareUnsigned(end, start) < 0) {
+            throw new BadRequestException("'end' must not come before 'start'");
+        }
+        return new byte[][] {start, end};
+    }
+
+    private static byte[] checkedKey(String name, String value) {
+        byte[] key = value.getBytes(StandardCharsets.UTF_8);
+        if (key.length > MAX_KEY_BYTES) {
+            throw new BadRequestException("'" + name + "' is " + key.length + " bytes; keys are at most " + MAX_KEY_BYTES);
+        }
+        return key;
+    }
+
+    private static String single(ServerHttpRequest request, String name) {
+        List<String> values = request.getQueryParams().get(name);
+        if (values == null || values.isEmpty()) {
+            return null;
+        }
+        if (values.size() > 1) {
+            throw new BadRequestException(HttpStatus.BAD_REQUEST, "the '" + name + "' parameter must be given once");
+        }
+        return values.get(0) == null ? "" : values.get(0);
+    }
+}

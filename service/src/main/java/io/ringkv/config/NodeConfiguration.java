@@ -1,0 +1,122 @@
+package io.ringkv.config;
+
+import java.net.URI;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.reactive.config.WebFluxConfigurer;
+import org.springframework.web.server.WebFilter;
+
+import io.ringkv.api.EntityRequests;
+import io.ringkv.replication.ClusterSecretFilter;
+import io.ringkv.replication.Coordinator;
+import io.ringkv.replication.HybridClock;
+import io.ringkv.replication.LastWriteWins;
+import io.ringkv.replication.LocalReplica;
+import io.ringkv.replication.PeerClientSettings;
+import io.ringkv.replication.ReplicaDirectory;
+import io.ringkv.ring.ClusterMembership;
+import io.ringkv.storage.RecordCodec;
+import io.ringkv.storage.RocksStore;
+import io.ringkv.storage.StorageException;
+import io.ringkv.storage.StorageSettings;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Wires the node from its settings. The pieces themselves know nothing of Spring; this is the
+ * one place that decides which instances exist, and in which order they are closed: Spring
+ * destroys a bean before the beans it was built from, so the web server drains first, then the
+ * peer clients, the storage scheduler and last the store.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(RingkvProperties.class)
+public class NodeConfiguration {
+
+    @Bean
+    ClusterMembership clusterMembership(RingkvProperties properties, @Value("${server.port:8080}") int serverPort) {
+        var cluster = properties.cluster();
+        URI selfUrl = cluster.self() != null ? cluster.self() : URI.create("http://127.0.0.1:" + serverPort);
+        String self = SettingsValidator.nodeName("ringkv.cluster.self", selfUrl);
+        SettingsValidator.positive("ringkv.cluster.vnodes", cluster.vnodes());
+        return new ClusterMembership(self, SettingsValidator.members(self, cluster.peers()), cluster.vnodes());
+    }
+
+    @Bean(destroyMethod = "close")
+    RocksStore rocksStore(RingkvProperties properties) {
+        var storage = properties.storage();
+        SettingsValidator.writableDirectory("ringkv.data-dir", properties.dataDir());
+        SettingsValidator.positive("ringkv.storage.tombstone-grace-period", storage.tombstoneGracePeriod().toSeconds());
+        SettingsValidator.positive("ringkv.storage.block-cache-size", storage.blockCacheSize().toBytes());
+        try {
+            return RocksStore.open(new StorageSettings(properties.dataDir(), storage.tombstoneGracePeriod(),
+                    storage.blockCacheSize().toBytes(), storage.syncWrites()), LastWriteWins.ORDER);
+        } catch (StorageException e) {
+            // Most often another node already runs on the same directory (RocksDB's LOCK file).
+            throw new InvalidSettingException("ringkv.data-dir", e.getMessage());
+        }
+    }
+
+    /** Takes the store as a parameter only so that it is disposed before the store closes. */
+    @Bean(destroyMethod = "dispose")
+    Scheduler storageScheduler(RingkvProperties properties, RocksStore store) {
+        var storage = properties.storage();
+        SettingsValidator.positive("ringkv.storage.threads", storage.threads());
+        SettingsValidator.positive("ringkv.storage.queue-size", storage.queueSize());
+        return Schedulers.newBoundedElastic(storage.threads(), storage.queueSize(), "ringkv-storage");
+    }
+
+    @Bean
+    HybridClock hybridClock() {
+        return HybridClock.system();
+    }
+
+    @Bean
+    LocalReplica localReplica(ClusterMembership membership, RocksStore store, Scheduler storageScheduler) {
+        return new LocalReplica(membership.self(), store, storageScheduler);
+    }
+
+    @Bean(destroyMethod = "close")
+    ReplicaDirectory replicaDirectory(ClusterMembership membership, LocalReplica localReplica, RingkvProperties properties) {
+        var replication = properties.replication();
+        SettingsValidator.positive("ringkv.replication.timeout", replication.timeout().toMillis());
+        SettingsValidator.positive("ringkv.replication.max-connections", replication.maxConnections());
+        var peers = new PeerClientSettings(replication.timeout(), replication.maxConnections(),
+                properties.cluster().secret(), EntityRequests.MAX_KEY_BYTES, maxValueBytes(properties));
+        return new ReplicaDirectory(membership, localReplica, peers);
+    }
+
+    @Bean
+    Coordinator coordinator(ReplicaDirectory replicaDirectory, HybridClock hybridClock, RingkvProperties properties) {
+        return new Coordinator(replicaDirectory, hybridClock, properties.replication().timeout());
+    }
+
+    @Bean
+    @ConditionalOnProperty(prefix = "ringkv.cluster", name = "secret")
+    WebFilter clusterSecretFilter(RingkvProperties properties) {
+        return new ClusterSecretFilter(properties.cluster().secret());
+    }
+
+    /** Peers send whole records as request bodies: let the codecs take the largest value plus its header. */
+    @Bean
+    WebFluxConfigurer recordSizedCodecs(RingkvProperties properties) {
+        int limit = maxValueBytes(properties) + RecordCodec.HEADER_SIZE;
+        return new WebFluxConfigurer() {
+            @Override
+            public void configureHttpMessageCodecs(org.springframework.http.codec.ServerCodecConfigurer configurer) {
+                configurer.defaultCodecs().maxInMemorySize(limit);
+            }
+        };
+    }
+
+    private static int maxValueBytes(RingkvProperties properties) {
+        long bytes = properties.maxValueSize().toBytes();
+        if (bytes < 0 || bytes > 256L * 1024 * 1024) {
+            throw new InvalidSettingException("ringkv.max-value-size", "must be between 0 and 256MB, got " + properties.maxValueSize());
+        }
+        return (int) bytes;
+    }
+}

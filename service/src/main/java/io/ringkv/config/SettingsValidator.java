@@ -1,0 +1,73 @@
+package io.ringkv.config;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Checks the settings once at start-up, so that a mistake stops the node with one line that names
+ * the setting instead of surfacing later as a confusing failure.
+ */
+final class SettingsValidator {
+
+    private SettingsValidator() {
+    }
+
+    /** The node's name on the ring: its URL reduced to {@code scheme://host:port}. */
+    static String nodeName(String setting, URI url) {
+        String scheme = url.getScheme();
+        if (scheme == null || !(scheme.equals("http") || scheme.equals("https"))) {
+            throw new InvalidSettingException(setting, "'" + url + "' is not an http:// or https:// URL");
+        }
+        if (url.getHost() == null) {
+            throw new InvalidSettingException(setting, "'" + url + "' has no host name");
+        }
+        boolean bare = (url.getRawPath() == null || url.getRawPath().isEmpty() || url.getRawPath().equals("/"))
+                && url.getRawQuery() == null && url.getRawFragment() == null && url.getRawUserInfo() == null;
+        if (!bare) {
+            throw new InvalidSettingException(setting, "'" + url + "' must be only scheme, host and port, such as http://10.0.0.1:8080");
+        }
+        int port = url.getPort() >= 0 ? url.getPort() : scheme.equals("https") ? 443 : 80;
+        return scheme + "://" + url.getHost() + ":" + port;
+    }
+
+    /** The members' names; with no peers given, a cluster of this node alone. */
+    static List<String> members(String self, List<URI> peers) {
+        if (peers.isEmpty()) {
+            return List.of(self);
+        }
+        Set<String> names = new LinkedHashSet<>();
+        for (URI peer : peers) {
+            if (!names.add(nodeName("ringkv.cluster.peers", peer))) {
+                throw new InvalidSettingException("ringkv.cluster.peers", "'" + peer + "' is listed twice");
+            }
+        }
+        if (!names.contains(self)) {
+            throw new InvalidSettingException("ringkv.cluster.self",
+                    self + " is not among ringkv.cluster.peers " + names);
+        }
+        return new ArrayList<>(names);
+    }
+
+    /** Creates the data directory if needed and proves it writable by writing a file there. */
+    static void writableDirectory(String setting, Path directory) {
+        try {
+            Files.createDirectories(directory);
+            Path probe = Files.createTempFile(directory, ".write-check", ".tmp");
+            Files.delete(probe);
+        } catch (IOException | SecurityException e) {
+            throw new InvalidSettingException(setting, "'" + directory + "' is not a writable directory (" + e.getMessage() + ")");
+        }
+    }
+
+    static void positive(String setting, long value) {
+        if (value <= 0) {
+            throw new InvalidSettingException(setting, "must be positive, got " + value);
+        }
+    }
+}

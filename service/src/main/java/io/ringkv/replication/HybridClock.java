@@ -1,0 +1,44 @@
+package io.ringkv.replication;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * A hybrid logical clock: physical milliseconds in the high 48 bits, a logical counter in the
+ * low 16. Its readings never go backwards on a node, even when the wall clock does, and they stay
+ * close to physical time, so last-write-wins picks the write a user would call the later one.
+ *
+ * <p>After {@link #observe(long)} of a timestamp from another node, every later reading here is
+ * greater: a client that writes through one node and then through another sees its second write
+ * win, even if the second node's wall clock is behind.
+ */
+public final class HybridClock {
+
+    static final int LOGICAL_BITS = 16;
+
+    private final LongSupplier physicalMillis;
+    private final AtomicLong last = new AtomicLong();
+
+    public HybridClock(LongSupplier physicalMillis) {
+        this.physicalMillis = physicalMillis;
+    }
+
+    public static HybridClock system() {
+        return new HybridClock(System::currentTimeMillis);
+    }
+
+    /** A timestamp greater than every one this clock has issued or observed. */
+    public long now() {
+        long physical = physicalMillis.getAsLong() << LOGICAL_BITS;
+        // When the counter overflows 16 bits it carries into the millisecond: still monotonic.
+        return last.updateAndGet(previous -> Math.max(physical, previous + 1));
+    }
+
+    public void observe(long remoteTimestamp) {
+        last.accumulateAndGet(remoteTimestamp, Math::max);
+    }
+
+    public static long physicalMillisOf(long timestamp) {
+        return timestamp >>> LOGICAL_BITS;
+    }
+}

@@ -1,0 +1,26 @@
+package io.ringkv.replication;
+
+import java.util.Optional;
+
+import io.ringkv.storage.KeyedRecord;
+import io.ringkv.storage.Record;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * One member's store as the coordinator sees it: this node's own through a direct call, a peer's
+ * through the internal HTTP protocol. The coordinator does not know which is which.
+ */
+public interface Replica {
+
+    String name();
+
+    /** The replica's newest record for the key, tombstones included; empty if it has none. */
+    Mono<Optional<Record>> read(byte[] key);
+
+    /** Stores the record unless the replica already holds a newer version. Emits true once done. */
+    Mono<Boolean> write(byte[] key, Record record);
+
+    /** The replica's records with {@code start <= key < end} (null end: all), tombstones included, in key order. */
+    Flux<KeyedRecord> scan(byte[] start, byte[] end);
+}

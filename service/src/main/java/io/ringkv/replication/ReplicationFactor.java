@@ -1,0 +1,53 @@
+package io.ringkv.replication;
+
+/**
+ * How many replicas hold a key ({@code from}) and how many must answer before the coordinator
+ * answers the client ({@code ack}), as in the request parameter {@code replicas=ack/from}.
+ */
+public record ReplicationFactor(int ack, int from) {
+
+    public ReplicationFactor {
+        if (ack < 1 || ack > from) {
+            throw new IllegalArgumentException("replicas: need 1 <= ack <= from, got " + ack + "/" + from);
+        }
+    }
+
+    /** Quorum: a majority of all the nodes must answer, and every node holds a copy. */
+    public static ReplicationFactor quorumOf(int clusterSize) {
+        return new ReplicationFactor(clusterSize / 2 + 1, clusterSize);
+    }
+
+    /**
+     * Parses {@code ack/from}; null or empty means the default quorum.
+     *
+     * @throws IllegalArgumentException with a message fit for the client
+     */
+    public static ReplicationFactor parse(String text, int clusterSize) {
+        if (text == null || text.isEmpty()) {
+            return quorumOf(clusterSize);
+        }
+        int slash = text.indexOf('/');
+        if (slash < 0 || slash != text.lastIndexOf('/')) {
+            throw new IllegalArgumentException("replicas must look like ack/from, for example 2/3; got '" + text + "'");
+        }
+        int ack = parseCount(text.substring(0, slash), text);
+        int from = parseCount(text.substring(slash + 1), text);
+        if (from > clusterSize) {
+            throw new IllegalArgumentException(
+                    "replicas: from=" + from + " is more than the " + clusterSize + " nodes of the cluster");
+        }
+        return new ReplicationFactor(ack, from);
+    }
+
+    private static int parseCount(String part, String whole) {
+        if (part.isEmpty() || part.length() > 4 || !part.chars().allMatch(Character::isDigit)) {
+            throw new IllegalArgumentException("replicas must be two whole numbers ack/from; got '" + whole + "'");
+        }
+        return Integer.parseInt(part);
+    }
+
+    @Override
+    public String toString() {
+        return ack + "/" + from;
+    }
+}
