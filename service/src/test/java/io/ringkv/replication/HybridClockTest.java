@@ -1,0 +1,76 @@
+package io.ringkv.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+class HybridClockTest {
+
+    private final AtomicLong wallClock = new AtomicLong(1_700_000_000_000L);
+    private final HybridClock clock = new HybridClock(wallClock::get);
+
+    @Test
+    void followsPhysicalTime() {
+        long first = clock.now();
+        wallClock.addAndGet(5);
+        long second = clock.now();
+        assertThat(HybridClock.physicalMillisOf(first)).isEqualTo(1_700_000_000_000L);
+        assertThat(HybridClock.physicalMillisOf(second)).isEqualTo(1_700_000_000_005L);
+    }
+
+    @Test
+    void countsLogicallyWithinOneMillisecond() {
+        long first = clock.now();
+        long second = clock.now();
+        assertThat(second).isEqualTo(first + 1);
+        assertThat(HybridClock.physicalMillisOf(second)).isEqualTo(HybridClock.physicalMillisOf(first));
+    }
+
+    @Test
+    void neverGoesBackwardsWhenTheWallClockDoes() {
+        long before = clock.now();
+        wallClock.addAndGet(-60_000);
+        long after = clock.now();
+        assertThat(after).isGreaterThan(before);
+    }
+
+    @Test
+    void ordersAfterAnyObservedTimestamp() {
+        long remote = (1_700_000_000_000L + 10_000) << HybridClock.LOGICAL_BITS;
+        clock.observe(remote);
+        assertThat(clock.now()).isGreaterThan(remote);
+        clock.observe(5);
+        assertThat(clock.now()).isGreaterThan(remote + 1);
+    }
+
+    @Test
+    void staysMonotonicUnderConcurrentUse() throws InterruptedException {
+        HybridClock real = HybridClock.system();
+        long[][] seen = new long[4][10_000];
+        Thread[] threads = new Thread[4];
+        for (int t = 0; t < threads.length; t++) {
+            int index = t;
+            threads[t] = new Thread(() -> {
+                for (int i = 0; i < seen[index].length; i++) {
+                    seen[index][i] = real.now();
+                }
+            });
+            threads[t].start();
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        java.util.Set<Long> all = new java.util.HashSet<>();
+        for (long[] perThread : seen) {
+            for (int i = 1; i < perThread.length; i++) {
+                assertThat(perThread[i]).isGreaterThan(perThread[i - 1]);
+            }
+            for (long value : perThread) {
+                all.add(value);
+            }
+        }
+        assertThat(all).as("every reading is unique").hasSize(4 * 10_000);
+    }
+}

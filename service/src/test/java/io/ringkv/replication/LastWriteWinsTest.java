@@ -1,0 +1,48 @@
+package io.ringkv.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+
+import io.ringkv.storage.Record;
+
+class LastWriteWinsTest {
+
+    @Test
+    void newerTimestampWins() {
+        Record older = Record.value(10, "old".getBytes());
+        Record newer = Record.value(11, "new".getBytes());
+        assertThat(LastWriteWins.ORDER.compare(newer, older)).isPositive();
+        assertThat(LastWriteWins.newest(List.of(Optional.of(newer), Optional.of(older)))).contains(newer);
+    }
+
+    @Test
+    void aNewerTombstoneBeatsAnOlderValueAndAnOlderOneLoses() {
+        Record value = Record.value(10, "v".getBytes());
+        assertThat(LastWriteWins.newest(List.of(Optional.of(value), Optional.of(Record.tombstone(11)))))
+                .contains(Record.tombstone(11));
+        assertThat(LastWriteWins.newest(List.of(Optional.of(value), Optional.of(Record.tombstone(9)))))
+                .contains(value);
+    }
+
+    @Test
+    void absenceLosesToAnyRecord() {
+        Record value = Record.value(1, new byte[0]);
+        assertThat(LastWriteWins.newest(List.of(Optional.empty(), Optional.of(value), Optional.empty()))).contains(value);
+        assertThat(LastWriteWins.newest(List.of(Optional.empty(), Optional.empty()))).isEmpty();
+    }
+
+    @Test
+    void tiesBreakTheSameWayWhateverTheOrderOfAnswers() {
+        Record a = Record.value(7, new byte[] {1, 2});
+        Record b = Record.value(7, new byte[] {(byte) 0xff});
+        Record tombstone = Record.tombstone(7);
+        assertThat(LastWriteWins.newest(List.of(Optional.of(a), Optional.of(b)))).contains(b);
+        assertThat(LastWriteWins.newest(List.of(Optional.of(b), Optional.of(a)))).contains(b);
+        assertThat(LastWriteWins.newest(List.of(Optional.of(b), Optional.of(tombstone), Optional.of(a)))).contains(tombstone);
+        assertThat(LastWriteWins.ORDER.compare(a, Record.value(7, new byte[] {1, 2}))).isZero();
+    }
+}

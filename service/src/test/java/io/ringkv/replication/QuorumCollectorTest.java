@@ -1,0 +1,44 @@
+package io.ringkv.replication;
+
+import static io.ringkv.replication.QuorumCollector.Outcome.FAILED;
+import static io.ringkv.replication.QuorumCollector.Outcome.PENDING;
+import static io.ringkv.replication.QuorumCollector.Outcome.REACHED;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class QuorumCollectorTest {
+
+    @Test
+    void isReachedOnTheAckthSuccessAndOnlyOnce() {
+        QuorumCollector<String> quorum = new QuorumCollector<>(new ReplicationFactor(2, 3));
+        assertThat(quorum.success("a")).isEqualTo(PENDING);
+        assertThat(quorum.success("b")).isEqualTo(REACHED);
+        assertThat(quorum.success("c")).isEqualTo(PENDING);
+        assertThat(quorum.failure()).isEqualTo(PENDING);
+        assertThat(quorum.answers()).containsExactly("a", "b");
+    }
+
+    @Test
+    void failsAsSoonAsAckCanNoLongerBeReached() {
+        QuorumCollector<String> quorum = new QuorumCollector<>(new ReplicationFactor(2, 3));
+        assertThat(quorum.failure()).isEqualTo(PENDING);
+        assertThat(quorum.failure()).isEqualTo(FAILED);
+        assertThat(quorum.success("late")).isEqualTo(PENDING);
+        assertThat(quorum.failure()).isEqualTo(PENDING);
+    }
+
+    @Test
+    void allOfThemMustAnswerWhenAckEqualsFrom() {
+        QuorumCollector<String> quorum = new QuorumCollector<>(new ReplicationFactor(3, 3));
+        assertThat(quorum.success("a")).isEqualTo(PENDING);
+        assertThat(quorum.success("b")).isEqualTo(PENDING);
+        assertThat(quorum.failure()).isEqualTo(FAILED);
+    }
+
+    @Test
+    void oneOfOneIsDecidedByTheOnlyAnswer() {
+        assertThat(new QuorumCollector<String>(new ReplicationFactor(1, 1)).success("x")).isEqualTo(REACHED);
+        assertThat(new QuorumCollector<String>(new ReplicationFactor(1, 1)).failure()).isEqualTo(FAILED);
+    }
+}

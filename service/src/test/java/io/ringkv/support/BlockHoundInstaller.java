@@ -1,0 +1,49 @@
+package io.ringkv.support;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestPlan;
+
+import io.ringkv.storage.RocksStore;
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingOperationError;
+
+/**
+ * Installs BlockHound before any test runs (registered through META-INF/services), so every test
+ * that starts a node also checks that nothing blocks an event-loop thread. A blocking call fails
+ * where it happens and is also recorded, because an error thrown inside a server may surface to
+ * the test only as a failed request.
+ */
+public final class BlockHoundInstaller implements TestExecutionListener {
+
+    private static final List<String> VIOLATIONS = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void testPlanExecutionStarted(TestPlan testPlan) {
+        // install(...) also loads the library integrations (Reactor's and Reactor Netty's), which
+        // tell BlockHound which threads must never block.
+        BlockHound.install(builder -> builder
+                // RocksDB calls block on disk inside native code, which BlockHound cannot see:
+                // flag the store's entry points themselves.
+                .markAsBlocking(RocksStore.class, "get", "([B)Ljava/util/Optional;")
+                .markAsBlocking(RocksStore.class, "apply", "([BLio/ringkv/storage/Record;)Z")
+                .markAsBlocking(RocksStore.class, "openRange", "([B[B)Lio/ringkv/storage/RocksStore$RangeCursor;")
+                .blockingMethodCallback(method -> {
+                    VIOLATIONS.add(method + " on " + Thread.currentThread().getName());
+                    throw new BlockingOperationError(method);
+                }));
+    }
+
+    /** The blocking calls seen on non-blocking threads since the tests started. */
+    public static List<String> violations() {
+        return List.copyOf(VIOLATIONS);
+    }
+
+    /** The blocking calls seen since {@link #violations()} had {@code mark} entries. */
+    public static List<String> violationsSince(int mark) {
+        List<String> all = violations();
+        return all.subList(Math.min(mark, all.size()), all.size());
+    }
+}

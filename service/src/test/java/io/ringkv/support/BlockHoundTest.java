@@ -1,0 +1,45 @@
+package io.ringkv.support;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.ringkv.replication.LastWriteWins;
+import io.ringkv.storage.RocksStore;
+import io.ringkv.storage.StorageSettings;
+import reactor.blockhound.BlockingOperationError;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+
+/** Proves that the detector the other tests rely on is installed and sees what matters here. */
+class BlockHoundTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void waitingOnANonBlockingThreadIsCaught() {
+        Mono<Boolean> parks = Mono.fromCallable(() -> new CountDownLatch(1).await(10, TimeUnit.MILLISECONDS))
+                .subscribeOn(Schedulers.parallel());
+        StepVerifier.create(parks)
+                .expectErrorMatches(error -> error instanceof BlockingOperationError)
+                .verify(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void aStoreCallOnANonBlockingThreadIsCaught() {
+        try (RocksStore store = RocksStore.open(new StorageSettings(dir, Duration.ofHours(1), 1 << 20, false), LastWriteWins.ORDER)) {
+            StepVerifier.create(Mono.fromCallable(() -> store.get(new byte[] {1})).subscribeOn(Schedulers.parallel()))
+                    .expectErrorMatches(error -> error instanceof BlockingOperationError)
+                    .verify(Duration.ofSeconds(5));
+            assertThat(BlockHoundInstaller.violations()).anyMatch(v -> v.contains("RocksStore#get"));
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package io.ringkv.support;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+import io.ringkv.RingkvApplication;
+
+/**
+ * A real ringkv node inside the test JVM: the whole application on a loopback port with its own
+ * data directory, which a test can stop and start again on the same data.
+ */
+public final class TestNode implements AutoCloseable {
+
+    private final int port;
+    private final Map<String, Object> settings;
+    private ConfigurableApplicationContext context;
+
+    private TestNode(int port, Map<String, Object> settings) {
+        this.port = port;
+        this.settings = settings;
+    }
+
+    public static TestNode create(int port, Path dataDir, List<Integer> clusterPorts, Map<String, Object> extraSettings) {
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("server.port", port);
+        settings.put("ringkv.data-dir", dataDir.toString());
+        settings.put("ringkv.cluster.self", url(port));
+        settings.put("ringkv.cluster.peers", String.join(",", clusterPorts.stream().map(TestNode::url).toList()));
+        // Generous for loaded CI machines; tests of timing set their own.
+        settings.put("ringkv.replication.timeout", "5s");
+        settings.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
+        settings.putAll(extraSettings);
+        return new TestNode(port, settings);
+    }
+
+    public TestNode start() {
+        if (context == null) {
+            // As command-line arguments, the way operators give them, so they override application.yml.
+            String[] args = settings.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue()).toArray(String[]::new);
+            context = new SpringApplicationBuilder(RingkvApplication.class).run(args);
+        }
+        return this;
+    }
+
+    public void stop() {
+        if (context != null) {
+            context.close();
+            context = null;
+        }
+    }
+
+    public boolean isRunning() {
+        return context != null;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String url() {
+        return url(port);
+    }
+
+    public <T> T bean(Class<T> type) {
+        return context.getBean(type);
+    }
+
+    public WebTestClient client() {
+        return WebTestClient.bindToServer()
+                .baseUrl(url())
+                .responseTimeout(Duration.ofSeconds(60))
+                .codecs(codecs -> codecs.defaultCodecs().maxInMemorySize(16 * 1024 * 1024))
+                .build();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    static String url(int port) {
+        return "http://127.0.0.1:" + port;
+    }
+
+    /** Ports that were free a moment ago. */
+    public static List<Integer> freePorts(int count) {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                sockets.add(new ServerSocket(0));
+            }
+            return sockets.stream().map(ServerSocket::getLocalPort).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            for (ServerSocket socket : sockets) {
+                try {
+                    socket.close();
+                } catch (IOException ignored) {
+                    // the port is still released when the JVM exits
+                }
+            }
+        }
+    }
+}
