@@ -7,6 +7,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
 import org.springframework.web.server.WebFilter;
 
@@ -67,6 +68,17 @@ public class NodeConfiguration {
         SettingsValidator.positive("ringkv.storage.threads", storage.threads());
         SettingsValidator.positive("ringkv.storage.queue-size", storage.queueSize());
         return Schedulers.newBoundedElastic(storage.threads(), storage.queueSize(), "ringkv-storage");
+    }
+
+    /**
+     * The node's own event loops instead of Reactor Netty's JVM-wide ones: closing a node then
+     * releases exactly what it started, and nodes sharing a JVM (as in the tests) stay independent.
+     */
+    @Bean
+    ReactorResourceFactory reactorResourceFactory() {
+        ReactorResourceFactory factory = new ReactorResourceFactory();
+        factory.setUseGlobalResources(false);
+        return factory;
     }
 
     @Bean
