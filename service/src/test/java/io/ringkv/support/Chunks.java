@@ -24,6 +24,13 @@ public final class Chunks {
     }
 
     public static Response get(String url) {
+        List<String> chunks = new ArrayList<>();
+        int status = stream(url, chunk -> chunks.add(new String(chunk, StandardCharsets.UTF_8)));
+        return new Response(status, chunks);
+    }
+
+    /** Hands each chunk to the consumer as it is read, holding none of them; returns the status. */
+    public static int stream(String url, java.util.function.Consumer<byte[]> consumer) {
         URI uri = URI.create(url);
         try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
             socket.setSoTimeout(60_000);
@@ -36,15 +43,14 @@ public final class Chunks {
             for (String header = readLine(in); !header.isEmpty(); header = readLine(in)) {
                 chunked |= header.equalsIgnoreCase("transfer-encoding: chunked");
             }
-            List<String> chunks = new ArrayList<>();
             if (!chunked) {
-                return new Response(status, chunks);
+                return status;
             }
             for (int size = Integer.parseInt(readLine(in).trim(), 16); size > 0; size = Integer.parseInt(readLine(in).trim(), 16)) {
-                chunks.add(new String(in.readNBytes(size), StandardCharsets.UTF_8));
+                consumer.accept(in.readNBytes(size));
                 readLine(in);
             }
-            return new Response(status, chunks);
+            return status;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

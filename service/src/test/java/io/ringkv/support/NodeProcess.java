@@ -1,0 +1,142 @@
+package io.ringkv.support;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A node as operators run it: the packaged jar in its own JVM with {@code -Xmx256m} (or less),
+ * stopped with SIGTERM. Its output goes to a log file that failing tests can show.
+ */
+public final class NodeProcess implements AutoCloseable {
+
+    private final List<String> command;
+    private final Path log;
+    private final int port;
+    private Process process;
+
+    private NodeProcess(List<String> command, Path log, int port) {
+        this.command = command;
+        this.log = log;
+        this.port = port;
+    }
+
+    /** @param heap the -Xmx value, such as 256m */
+    public static NodeProcess of(String heap, int port, Path log, String... settings) {
+        String jar = System.getProperty("ringkv.jar");
+        if (jar == null || !Files.exists(Path.of(jar))) {
+            throw new IllegalStateException("the packaged jar is missing (" + jar + "): run these tests with mvn verify");
+        }
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + heap, "-XX:+ExitOnOutOfMemoryError", "-jar", jar,
+                "--server.port=" + port));
+        command.addAll(List.of(settings));
+        return new NodeProcess(command, log, port);
+    }
+
+    public NodeProcess start() {
+        try {
+            process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            return this;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Starts the node and waits until {@code /v0/status} answers 200. */
+    public NodeProcess startAndAwait(Duration timeout) {
+        start();
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        Instant deadline = Instant.now().plus(timeout);
+        while (Instant.now().isBefore(deadline)) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the node exited with " + process.exitValue() + ":\n" + output());
+            }
+            try {
+                var response = http.send(HttpRequest.newBuilder(URI.create(url() + "/v0/status")).build(),
+                        HttpResponse.BodyHandlers.discarding());
+                if (response.statusCode() == 200) {
+                    return this;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            sleep(200);
+        }
+        throw new IllegalStateException("the node did not serve within " + timeout + ":\n" + output());
+    }
+
+    /** Sends SIGTERM and waits for the process to end; returns its exit code. */
+    public int terminate(Duration timeout) {
+        process.destroy();
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                throw new IllegalStateException("the node did not stop within " + timeout + " of SIGTERM");
+            }
+            return process.exitValue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Waits for a process that should stop by itself; returns its exit code. */
+    public int awaitExit(Duration timeout) {
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                throw new IllegalStateException("the node still runs after " + timeout + ":\n" + output());
+            }
+            return process.exitValue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    public String output() {
+        try {
+            return Files.exists(log) ? Files.readString(log) : "";
+        } catch (IOException e) {
+            return "(cannot read " + log + ": " + e.getMessage() + ")";
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process != null && process.isAlive()) {
+            process.destroyForcibly();
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
