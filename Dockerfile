@@ -1,0 +1,85 @@
+# ringkv container image.
+#
+# Expects the Spring Boot jar to be built beforehand (this file does not run
+# Maven):   bin/with-jdk ./mvnw -B -DskipTests package
+# Then:     bin/build-image           (or: docker build -t ringkv:dev .)
+#
+# JRE_IMAGE defaults to the public Temurin image; offline builds pass the
+# locally built stand-in: --build-arg JRE_IMAGE=ringkv-base/temurin-jre:25
+# (bin/build-image does this). Both provide java at /opt/java/openjdk/bin,
+# on PATH, and useradd/groupadd.
+ARG JRE_IMAGE=eclipse-temurin:25-jre
+
+# ---------------------------------------------------------------------------
+# Stage 1: split the uber jar into Spring Boot's four layers, in the
+# "launcher" layout (BOOT-INF/..., org/springframework/boot/loader/...), so
+# that the final image can start it with JarLauncher.
+# ---------------------------------------------------------------------------
+FROM ${JRE_IMAGE} AS extract
+WORKDIR /build
+COPY service/target/ringkv.jar ringkv.jar
+RUN java -Djarmode=tools -jar ringkv.jar extract --layers --launcher --destination extracted
+
+# ---------------------------------------------------------------------------
+# Stage 2: the runtime image.
+# ---------------------------------------------------------------------------
+FROM ${JRE_IMAGE}
+
+# A fixed, numeric non-root user (Kubernetes' runAsNonRoot can verify a
+# numeric USER). The data directory is created and chowned *before* VOLUME,
+# so that new volumes start out owned by that user.
+RUN groupadd --gid 10001 ringkv \
+ && useradd --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
+            --shell /usr/sbin/nologin ringkv \
+ && mkdir -p /var/lib/ringkv \
+ && chown 10001:10001 /var/lib/ringkv \
+ && chmod 0750 /var/lib/ringkv
+
+LABEL org.opencontainers.image.title="ringkv" \
+      org.opencontainers.image.description="ringkv distributed key-value store node"
+
+WORKDIR /app
+
+# Least to most frequently changing, so that a code change rebuilds (and a
+# registry/cluster re-pulls) only the last, small layer.
+COPY --from=extract /build/extracted/dependencies/ ./
+COPY --from=extract /build/extracted/spring-boot-loader/ ./
+COPY --from=extract /build/extracted/snapshot-dependencies/ ./
+COPY --from=extract /build/extracted/application/ ./
+
+ENV RINGKV_DATA_DIR=/var/lib/ringkv
+
+# JVM flags meant to be tuned per deployment. JAVA_TOOL_OPTIONS is read by
+# the JVM itself (java is started without a shell, see ENTRYPOINT). To change
+# them, either replace JAVA_TOOL_OPTIONS, or add flags in JDK_JAVA_OPTIONS,
+# which the JVM reads later and which therefore wins: e.g.
+# JDK_JAVA_OPTIONS="-Xmx2g" (an explicit -Xmx always beats MaxRAMPercentage).
+#
+# Only half the container's memory limit goes to the heap: RocksDB's block
+# cache and memtables, Netty's direct buffers, metaspace and thread stacks
+# all live outside it.
+ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=50.0"
+
+# Data (RocksDB) and scratch space. RocksDB's JNI loader extracts its .so
+# into java.io.tmpdir, so /tmp must be writable and *executable* when the
+# root fs is read-only (a volume is; Docker's --tmpfs defaults to noexec,
+# so use --tmpfs /tmp:exec there; in Kubernetes mount an emptyDir).
+VOLUME ["/var/lib/ringkv", "/tmp"]
+
+# 8080: the key-value API; 9090: management (Actuator health, metrics).
+EXPOSE 8080 9090
+
+USER 10001:10001
+
+# Exec form: java is PID 1 and gets `docker stop`'s SIGTERM directly, which
+# triggers Spring's graceful shutdown.
+#   -XX:+ExitOnOutOfMemoryError   die (and get restarted) instead of limping on
+#   --enable-native-access        RocksDB loads its JNI library with
+#                                 System.loadLibrary; since JDK 24 that prints
+#                                 a warning (and will later be blocked) unless
+#                                 native access is enabled
+ENTRYPOINT ["java", \
+            "-XX:+ExitOnOutOfMemoryError", \
+            "-Djava.io.tmpdir=/tmp", \
+            "--enable-native-access=ALL-UNNAMED", \
+            "org.springframework.boot.loader.launch.JarLauncher"]
