@@ -1,0 +1,210 @@
+{{/*
+Expand the name of the chart.
+*/}}
+{{- define "ringkv.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Create a default fully qualified app name.
+We truncate at 52 chars (not 63): the StatefulSet controller adds the label
+controller-revision-hash=<name>-<10 char hash> to every pod, and label values
+are limited to 63 chars.
+If release name contains chart name it will be used as a full name.
+*/}}
+{{- define "ringkv.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 52 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 52 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 52 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Create chart name and version as used by the chart label.
+*/}}
+{{- define "ringkv.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Common labels
+*/}}
+{{- define "ringkv.labels" -}}
+helm.sh/chart: {{ include "ringkv.chart" . }}
+{{ include "ringkv.selectorLabels" . }}
+app.kubernetes.io/version: {{ include "ringkv.imageTag" . | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/*
+Selector labels
+*/}}
+{{- define "ringkv.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "ringkv.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+Labels of the helm test pod. Deliberately NOT a superset of the selector labels,
+so that the Services, the PodDisruptionBudget and the StatefulSet never select it.
+*/}}
+{{- define "ringkv.testLabels" -}}
+helm.sh/chart: {{ include "ringkv.chart" . }}
+app.kubernetes.io/name: {{ include "ringkv.name" . }}-test
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: test
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/*
+Create the name of the service account to use
+*/}}
+{{- define "ringkv.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "ringkv.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/*
+Name of the headless Service (peer discovery, stable per-pod DNS names).
+*/}}
+{{- define "ringkv.headlessServiceName" -}}
+{{- printf "%s-headless" (include "ringkv.fullname" .) }}
+{{- end }}
+
+{{/*
+DNS name that every node resolves to discover its peers:
+<headless-service>.<namespace>.svc.<clusterDomain>, with the namespace taken
+from the POD_NAMESPACE env var (Kubernetes dependent env var expansion).
+*/}}
+{{- define "ringkv.discoveryDnsName" -}}
+{{- printf "%s.$(POD_NAMESPACE).svc.%s" (include "ringkv.headlessServiceName" .) .Values.clusterDomain }}
+{{- end }}
+
+{{/*
+This node's stable URL: http://<pod>.<headless-service>.<namespace>.svc.<clusterDomain>:<http port>
+*/}}
+{{- define "ringkv.clusterSelfUrl" -}}
+{{- printf "http://$(POD_NAME).%s:%d" (include "ringkv.discoveryDnsName" .) (int .Values.containerPorts.http) }}
+{{- end }}
+
+{{/*
+Name of the Secret holding the cluster secret (key: cluster-secret).
+*/}}
+{{- define "ringkv.secretName" -}}
+{{- if .Values.cluster.existingSecret }}
+{{- .Values.cluster.existingSecret }}
+{{- else }}
+{{- include "ringkv.fullname" . }}
+{{- end }}
+{{- end }}
+
+{{/*
+Value of the cluster secret when the chart manages the Secret:
+1. cluster.secret if given;
+2. else the value already stored in the release's Secret (lookup), so upgrades
+   keep it;
+3. else a new random 32-char alphanumeric value.
+The result is memoized on the root context so that secret.yaml and the
+StatefulSet's checksum annotation see the same (random) value within one render.
+*/}}
+{{- define "ringkv.clusterSecretValue" -}}
+{{- if not (hasKey $ "ringkvClusterSecretMemo") }}
+{{- $value := "" }}
+{{- if .Values.cluster.secret }}
+{{- $value = .Values.cluster.secret }}
+{{- else }}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "ringkv.secretName" .) }}
+{{- if and $existing $existing.data (hasKey $existing.data "cluster-secret") }}
+{{- $value = index $existing.data "cluster-secret" | b64dec }}
+{{- else }}
+{{- $value = randAlphaNum 32 }}
+{{- end }}
+{{- end }}
+{{- $_ := set $ "ringkvClusterSecretMemo" $value }}
+{{- end }}
+{{- index $ "ringkvClusterSecretMemo" }}
+{{- end }}
+
+{{/*
+Checksum that rolls the pods when the cluster secret changes. For an
+existingSecret only its name is known to the chart.
+*/}}
+{{- define "ringkv.secretChecksum" -}}
+{{- if .Values.cluster.existingSecret }}
+{{- printf "existing:%s" .Values.cluster.existingSecret | sha256sum }}
+{{- else }}
+{{- include "ringkv.clusterSecretValue" . | sha256sum }}
+{{- end }}
+{{- end }}
+
+{{/*
+Image tag of the application (defaults to the chart appVersion).
+*/}}
+{{- define "ringkv.imageTag" -}}
+{{- .Values.image.tag | default .Chart.AppVersion | toString }}
+{{- end }}
+
+{{/*
+Full application image reference.
+*/}}
+{{- define "ringkv.image" -}}
+{{- printf "%s:%s" .Values.image.repository (include "ringkv.imageTag" .) }}
+{{- end }}
+
+{{/*
+Image of the volumePermissions init container (defaults to the app image).
+*/}}
+{{- define "ringkv.volumePermissionsImage" -}}
+{{- if .Values.volumePermissions.image.repository }}
+{{- $tag := required "volumePermissions.image.tag is required when volumePermissions.image.repository is set" .Values.volumePermissions.image.tag }}
+{{- printf "%s:%s" .Values.volumePermissions.image.repository (toString $tag) }}
+{{- else }}
+{{- include "ringkv.image" . }}
+{{- end }}
+{{- end }}
+
+{{/*
+Container memory limit in MiB, parsed from resources.limits.memory ("<n>Mi" or "<n>Gi").
+*/}}
+{{- define "ringkv.memoryLimitMiB" -}}
+{{- $mem := toString (required "resources.limits.memory is required (the JVM heap is derived from it)" .Values.resources.limits.memory) }}
+{{- if regexMatch "^[0-9]+Gi$" $mem }}
+{{- mul (trimSuffix "Gi" $mem | atoi) 1024 }}
+{{- else if regexMatch "^[0-9]+Mi$" $mem }}
+{{- trimSuffix "Mi" $mem | atoi }}
+{{- else }}
+{{- fail (printf "resources.limits.memory must be <n>Mi or <n>Gi, got %q" $mem) }}
+{{- end }}
+{{- end }}
+
+{{/*
+Java heap in MiB: floor(memory limit MiB * jvm.heapPercent / 100).
+*/}}
+{{- define "ringkv.heapMiB" -}}
+{{- $limit := include "ringkv.memoryLimitMiB" . | atoi }}
+{{- $heap := div (mul $limit (int .Values.jvm.heapPercent)) 100 }}
+{{- if lt $heap 64 }}
+{{- fail (printf "computed JVM heap %dMiB is below 64MiB: raise resources.limits.memory or jvm.heapPercent" $heap) }}
+{{- end }}
+{{- $heap }}
+{{- end }}
+
+{{/*
+JAVA_TOOL_OPTIONS value.
+*/}}
+{{- define "ringkv.javaToolOptions" -}}
+{{- $opts := printf "-Xmx%sm" (include "ringkv.heapMiB" .) }}
+{{- with .Values.jvm.extraOptions }}
+{{- $opts = printf "%s %s" $opts . }}
+{{- end }}
+{{- $opts }}
+{{- end }}

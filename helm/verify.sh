@@ -1,0 +1,795 @@
+#!/usr/bin/env bash
+# Lints and renders the ringkv Helm chart (helm/ringkv) for default and
+# non-default values, checks the rendered objects against the application
+# contract, checks that the values schema rejects bad values, and (when kubectl
+# is available) checks that the kustomize base in k8s/ matches the chart's
+# default render.
+#
+# Usage: helm/verify.sh
+#   HELM=/path/to/helm   helm binary (default: `helm` from PATH)
+#   PYTHON=python3       python with PyYAML (installed with pip when missing)
+#   KUBECTL=kubectl      kubectl for `kubectl kustomize` (skipped when absent)
+#
+# Prints one line per check and a summary; exits non-zero if any check failed.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/.." && pwd)"
+CHART="$HERE/ringkv"
+K8S_DIR="$ROOT/k8s"
+
+HELM="${HELM:-$(command -v helm || true)}"
+if [ -z "$HELM" ] || ! "$HELM" version >/dev/null 2>&1; then
+  echo "ERROR: helm not found. Put it on PATH or set HELM=/path/to/helm, e.g.:" >&2
+  echo "  GOFLAGS=-mod=mod go install helm.sh/helm/v3/cmd/helm@v3.22.0 && HELM=\$(go env GOPATH)/bin/helm $0" >&2
+  exit 2
+fi
+PYTHON="${PYTHON:-python3}"
+command -v "$PYTHON" >/dev/null 2>&1 || { echo "ERROR: $PYTHON not found" >&2; exit 2; }
+if ! "$PYTHON" -c 'import yaml' >/dev/null 2>&1; then
+  echo "PyYAML missing: installing it with pip"
+  "$PYTHON" -m pip install --quiet pyyaml || "$PYTHON" -m pip install --quiet --user pyyaml
+  "$PYTHON" -c 'import yaml' || { echo "ERROR: could not install PyYAML" >&2; exit 2; }
+fi
+KUBECTL="${KUBECTL:-$(command -v kubectl || true)}"
+
+WORK="$(mktemp -d)"
+MOCK_PID=""
+cleanup() {
+  if [ -n "$MOCK_PID" ]; then kill "$MOCK_PID" 2>/dev/null || true; fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+PASSED=0
+FAILED=0
+SKIPPED=0
+FAILED_NAMES=()
+pass() { PASSED=$((PASSED + 1)); printf '  PASS  %s\n' "$1"; }
+fail() {
+  FAILED=$((FAILED + 1)); FAILED_NAMES+=("$1"); printf '  FAIL  %s\n' "$1"
+  if [ -n "${2:-}" ] && [ -s "$2" ]; then head -n 25 "$2" | sed 's/^/          | /'; fi
+}
+skip() { SKIPPED=$((SKIPPED + 1)); printf '  SKIP  %s\n' "$1"; }
+section() { printf '\n== %s\n' "$*"; }
+
+# ---------------------------------------------------------------------------
+# The checker: python3 + PyYAML.
+#   check.py render FILE EXPECT_JSON   contract checks of one render
+#   check.py compare HELM.yaml KUSTOMIZE.yaml
+#   check.py schema-coverage VALUES.yaml SCHEMA.json
+# Prints "PASS<TAB>name" / "FAIL<TAB>name<TAB>detail" lines.
+# ---------------------------------------------------------------------------
+cat >"$WORK/check.py" <<'PY'
+import base64
+import hashlib
+import json
+import re
+import sys
+
+import yaml
+
+OUT = []
+
+
+def check(name, cond, detail=""):
+    OUT.append((bool(cond), name, "" if cond else str(detail)))
+
+
+def emit():
+    for ok, name, detail in OUT:
+        print("PASS\t%s" % name if ok else "FAIL\t%s\t%s" % (name, detail.replace("\n", " ")))
+
+
+def load(path):
+    with open(path) as f:
+        return [d for d in yaml.safe_load_all(f) if d]
+
+
+def g(obj, *path, default=None):
+    for p in path:
+        if isinstance(obj, dict) and p in obj:
+            obj = obj[p]
+        elif isinstance(obj, list) and isinstance(p, int) and -len(obj) <= p < len(obj):
+            obj = obj[p]
+        else:
+            return default
+    return obj
+
+
+def subset(sel, labels):
+    return bool(sel) and all(labels.get(k) == v for k, v in sel.items())
+
+
+def mib(q):
+    m = re.fullmatch(r"(\d+)(Mi|Gi)", str(q))
+    if not m:
+        return None
+    return int(m.group(1)) * (1024 if m.group(2) == "Gi" else 1)
+
+
+DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+
+
+def render_checks(path, exp):
+    docs = load(path)
+    hooks = [d for d in docs if "helm.sh/hook" in (g(d, "metadata", "annotations") or {})]
+    main = [d for d in docs if d not in hooks]
+    kinds = lambda k: [d for d in main if d.get("kind") == k]
+
+    # -- object basics
+    bad = [d for d in docs if not (d.get("apiVersion") and d.get("kind") and g(d, "metadata", "name"))]
+    check("every object has apiVersion, kind and metadata.name", not bad, bad)
+    names = [(d["kind"], d["metadata"]["name"]) for d in docs]
+    check("object names are DNS-1123 labels (<= 63 chars)",
+          all(DNS1123_LABEL.match(n) and len(n) <= 63 for _, n in names), names)
+    check("objects are in namespace %s" % exp["namespace"],
+          all(g(d, "metadata", "namespace") == exp["namespace"] for d in docs),
+          [(k, n, g(d, "metadata", "namespace")) for (k, n), d in zip(names, docs)])
+    check("object kinds = %s" % sorted(exp["kinds"]),
+          sorted(d["kind"] for d in main) == sorted(exp["kinds"]), sorted(d["kind"] for d in main))
+
+    stss = kinds("StatefulSet")
+    check("exactly one StatefulSet", len(stss) == 1, len(stss))
+    if len(stss) != 1:
+        return
+    sts = stss[0]
+    spec = sts["spec"]
+    pod = g(spec, "template", "spec") or {}
+    pod_labels = g(spec, "template", "metadata", "labels") or {}
+    pod_ann = g(spec, "template", "metadata", "annotations") or {}
+    check("StatefulSet name is %s" % exp["fullname"], sts["metadata"]["name"] == exp["fullname"],
+          sts["metadata"]["name"])
+    check("StatefulSet name <= 52 chars (controller-revision-hash label fits)", len(sts["metadata"]["name"]) <= 52)
+    check("replicas = %d" % exp["replicas"], spec.get("replicas") == exp["replicas"], spec.get("replicas"))
+    check("podManagementPolicy = Parallel", spec.get("podManagementPolicy") == "Parallel",
+          spec.get("podManagementPolicy"))
+    check("StatefulSet selector matches the pod template labels",
+          subset(g(spec, "selector", "matchLabels"), pod_labels))
+
+    # -- Services
+    services = {d["metadata"]["name"]: d for d in kinds("Service")}
+    check("Service names are DNS-1035 labels", all(DNS1035_LABEL.match(n) for n in services), list(services))
+    headless_name = spec.get("serviceName")
+    headless = services.get(headless_name)
+    check("serviceName (%s) is a rendered Service" % headless_name, headless is not None, list(services))
+    if headless:
+        hs = headless["spec"]
+        check("headless Service: clusterIP None", hs.get("clusterIP") == "None", hs.get("clusterIP"))
+        check("headless Service: publishNotReadyAddresses true", hs.get("publishNotReadyAddresses") is True)
+        check("headless Service: port %d named http -> targetPort http" % exp["httpPort"],
+              any(p.get("name") == "http" and p.get("port") == exp["httpPort"] and p.get("targetPort") in ("http", exp["httpPort"])
+                  for p in hs.get("ports", [])), hs.get("ports"))
+        check("headless Service selects the pods", subset(hs.get("selector"), pod_labels))
+    client = services.get(exp["fullname"])
+    check("client Service %s exists" % exp["fullname"], client is not None, list(services))
+    if client:
+        cs = client["spec"]
+        check("client Service: type ClusterIP, not headless",
+              cs.get("type", "ClusterIP") == "ClusterIP" and cs.get("clusterIP") != "None")
+        check("client Service: port %d named http -> targetPort http" % exp["servicePort"],
+              any(p.get("name") == "http" and p.get("port") == exp["servicePort"] and p.get("targetPort") == "http"
+                  for p in cs.get("ports", [])), cs.get("ports"))
+        check("client Service selects the pods", subset(cs.get("selector"), pod_labels))
+
+    # -- container
+    ctrs = {c["name"]: c for c in pod.get("containers", [])}
+    c = ctrs.get("ringkv")
+    check("container 'ringkv' exists", c is not None, list(ctrs))
+    if not c:
+        return
+    image = c.get("image", "")
+    repo, _, tag = image.rpartition(":")
+    check("image = ringkv:%s (never latest)" % exp["imageTag"],
+          repo == "ringkv" and tag == exp["imageTag"] and tag != "latest", image)
+    check("imagePullPolicy IfNotPresent", c.get("imagePullPolicy") == "IfNotPresent", c.get("imagePullPolicy"))
+    ports = {p.get("name"): p.get("containerPort") for p in c.get("ports", [])}
+    check("container ports http=%d, management=%d" % (exp["httpPort"], exp["managementPort"]),
+          ports == {"http": exp["httpPort"], "management": exp["managementPort"]}, ports)
+
+    env_list = c.get("env", [])
+    env_names = [e["name"] for e in env_list]
+    env = {e["name"]: e for e in env_list}
+    val = lambda n: g(env, n, "value")
+    check("env names are unique", len(env_names) == len(set(env_names)), env_names)
+    check("POD_NAME from the downward API (metadata.name)",
+          g(env, "POD_NAME", "valueFrom", "fieldRef", "fieldPath") == "metadata.name")
+    check("POD_NAMESPACE from the downward API (metadata.namespace)",
+          g(env, "POD_NAMESPACE", "valueFrom", "fieldRef", "fieldPath") == "metadata.namespace")
+    refs_ok = True
+    for i, e in enumerate(env_list):
+        for ref in re.findall(r"\$\((\w+)\)", str(e.get("value", ""))):
+            if ref not in env_names[:i]:
+                refs_ok = False
+    check("$(VAR) references only point to env vars defined earlier", refs_ok)
+    check("SERVER_PORT = %d" % exp["httpPort"], val("SERVER_PORT") == str(exp["httpPort"]), val("SERVER_PORT"))
+    check("MANAGEMENT_SERVER_PORT = %d" % exp["managementPort"],
+          val("MANAGEMENT_SERVER_PORT") == str(exp["managementPort"]), val("MANAGEMENT_SERVER_PORT"))
+    check("RINGKV_DATA_DIR = /var/lib/ringkv", val("RINGKV_DATA_DIR") == "/var/lib/ringkv", val("RINGKV_DATA_DIR"))
+    dns = "%s.$(POD_NAMESPACE).svc.%s" % (headless_name, exp["clusterDomain"])
+    check("RINGKV_CLUSTER_DISCOVERY_DNS_NAME = <headless Service>.$(POD_NAMESPACE).svc.%s" % exp["clusterDomain"],
+          val("RINGKV_CLUSTER_DISCOVERY_DNS_NAME") == dns and headless is not None,
+          "%s != %s" % (val("RINGKV_CLUSTER_DISCOVERY_DNS_NAME"), dns))
+    self_url = "http://$(POD_NAME).%s:%d" % (dns, exp["httpPort"])
+    check("RINGKV_CLUSTER_SELF = http://$(POD_NAME).<discovery name>:%d" % exp["httpPort"],
+          val("RINGKV_CLUSTER_SELF") == self_url, "%s != %s" % (val("RINGKV_CLUSTER_SELF"), self_url))
+    duration = re.compile(r"^([0-9]+(ns|us|ms|s|m|h|d)|-?P[0-9TDHMS.,]+)$")
+    for n in ("RINGKV_CLUSTER_DISCOVERY_REFRESH_INTERVAL", "RINGKV_REPLICATION_TIMEOUT"):
+        check("%s is a duration" % n, duration.match(str(val(n) or "")), val(n))
+
+    # -- cluster secret
+    ref = g(env, "RINGKV_CLUSTER_SECRET", "valueFrom", "secretKeyRef") or {}
+    check("RINGKV_CLUSTER_SECRET from a Secret, key cluster-secret", ref.get("key") == "cluster-secret", ref)
+    secrets = {d["metadata"]["name"]: d for d in kinds("Secret")}
+    checksum = pod_ann.get("checksum/secret", "")
+    check("pod template has a checksum/secret annotation", re.fullmatch(r"[0-9a-f]{64}", checksum), pod_ann)
+    if exp.get("existingSecret"):
+        check("existingSecret %s is referenced and no Secret is rendered" % exp["existingSecret"],
+              ref.get("name") == exp["existingSecret"] and not secrets, (ref.get("name"), list(secrets)))
+    else:
+        sec = secrets.get(ref.get("name"))
+        check("secretKeyRef points to the rendered Secret", sec is not None, (ref.get("name"), list(secrets)))
+        if sec:
+            raw = g(sec, "data", "cluster-secret")
+            try:
+                value = base64.b64decode(raw).decode()
+            except Exception:
+                value = None
+            check("Secret has key cluster-secret (base64)", value is not None)
+            if value is not None:
+                if exp.get("secretValue"):
+                    check("cluster secret = the value given in cluster.secret", value == exp["secretValue"])
+                else:
+                    check("generated cluster secret is 32 alphanumeric chars",
+                          re.fullmatch(r"[A-Za-z0-9]{32}", value), len(value))
+                check("checksum/secret = sha256 of the secret value actually rendered",
+                      checksum == hashlib.sha256(value.encode()).hexdigest())
+
+    # -- probes
+    def probe_port(p):
+        port = g(p, "httpGet", "port")
+        return ports.get(port) if isinstance(port, str) else port
+
+    for kind, path in (("startupProbe", "/actuator/health/liveness"),
+                       ("livenessProbe", "/actuator/health/liveness"),
+                       ("readinessProbe", "/actuator/health/readiness")):
+        p = c.get(kind)
+        check("%s: GET %s on the management port (%d)" % (kind, path, exp["managementPort"]),
+              p and g(p, "httpGet", "path") == path and probe_port(p) == exp["managementPort"], p)
+
+    # -- heap vs memory limit
+    limit = g(c, "resources", "limits", "memory")
+    check("memory limit = %s" % exp["memoryLimit"], limit == exp["memoryLimit"], limit)
+    jto = val("JAVA_TOOL_OPTIONS") or ""
+    xmx = re.findall(r"-Xmx(\d+)([kKmMgG]?)(?=\s|$)", jto)
+    check("JAVA_TOOL_OPTIONS has exactly one -Xmx", len(xmx) == 1, jto)
+    heap_opts = re.findall(r"-XX:(MaxHeapSize|MaxRAMPercentage|MaxRAM)\b", jto)
+    check("no other heap-size option in JAVA_TOOL_OPTIONS", not heap_opts, jto)
+    if len(xmx) == 1 and mib(limit):
+        n, unit = int(xmx[0][0]), xmx[0][1].lower()
+        heap = {"k": n / 1024, "m": n, "g": n * 1024, "": n / (1024 * 1024)}[unit]
+        check("-Xmx%s%s = %dMiB (expected)" % (xmx[0][0], xmx[0][1], exp["heapMiB"]), heap == exp["heapMiB"], heap)
+        check("heap %dMiB <= 75%% of the %s memory limit" % (heap, limit), heap <= 0.75 * mib(limit),
+              "%s / %s" % (heap, mib(limit)))
+    else:
+        check("memory limit is <n>Mi or <n>Gi", mib(limit), limit)
+
+    # -- security
+    psc = pod.get("securityContext") or {}
+    csc = c.get("securityContext") or {}
+    check("pod securityContext: runAsNonRoot, runAsUser 10001, fsGroup 10001",
+          psc.get("runAsNonRoot") is True and psc.get("runAsUser") == 10001 and psc.get("fsGroup") == 10001, psc)
+    check("container securityContext: readOnlyRootFilesystem true", csc.get("readOnlyRootFilesystem") is True)
+    check("container securityContext: allowPrivilegeEscalation false", csc.get("allowPrivilegeEscalation") is False)
+    check("container securityContext: capabilities drop ALL", "ALL" in (g(csc, "capabilities", "drop") or []))
+    check("container securityContext: seccompProfile RuntimeDefault",
+          g(csc, "seccompProfile", "type", default=g(psc, "seccompProfile", "type")) == "RuntimeDefault")
+    check("container runs as non-root uid 10001",
+          csc.get("runAsNonRoot", psc.get("runAsNonRoot")) is True and csc.get("runAsUser", psc.get("runAsUser")) == 10001)
+    check("terminationGracePeriodSeconds = 60", pod.get("terminationGracePeriodSeconds") == 60,
+          pod.get("terminationGracePeriodSeconds"))
+
+    # -- volumes
+    mounts = {m["mountPath"]: m["name"] for m in c.get("volumeMounts", [])}
+    vols = {v["name"]: v for v in pod.get("volumes", [])}
+    vcts = {g(t, "metadata", "name"): t for t in spec.get("volumeClaimTemplates", []) or []}
+    data = mounts.get("/var/lib/ringkv")
+    if exp["persistence"]:
+        t = vcts.get(data)
+        check("/var/lib/ringkv is a volumeClaimTemplate of %s" % exp["size"],
+              t is not None and g(t, "spec", "resources", "requests", "storage") == exp["size"], (data, list(vcts)))
+        if t is not None:
+            want = exp.get("storageClassName")
+            check("data PVC storageClassName = %s" % ("unset (default class)" if want is None else repr(want)),
+                  g(t, "spec", "storageClassName") == exp.get("storageClassName"), g(t, "spec", "storageClassName"))
+    else:
+        check("/var/lib/ringkv is an emptyDir (persistence disabled)",
+              "emptyDir" in (vols.get(data) or {}) and not vcts, (data, vols, list(vcts)))
+    check("/tmp is an emptyDir", "emptyDir" in (vols.get(mounts.get("/tmp")) or {}), mounts)
+
+    # -- volumePermissions
+    inits = {i["name"]: i for i in pod.get("initContainers", []) or []}
+    vp = inits.get("volume-permissions")
+    if exp["volumePermissions"]:
+        cmd = " ".join(vp.get("command", []) + vp.get("args", [])) if vp else ""
+        check("volume-permissions init container: chown 10001:10001 /var/lib/ringkv as root",
+              vp and "chown" in cmd and "10001:10001" in cmd and "/var/lib/ringkv" in cmd
+              and g(vp, "securityContext", "runAsUser") == 0, vp)
+        check("volume-permissions mounts the data volume at /var/lib/ringkv",
+              vp and any(m["mountPath"] == "/var/lib/ringkv" and m["name"] == data for m in vp.get("volumeMounts", [])))
+        check("volume-permissions image is chown-capable (default: the app image)",
+              vp and vp.get("image") == exp.get("volumePermissionsImage", image), vp and vp.get("image"))
+    else:
+        check("no volume-permissions init container (off by default)", vp is None, list(inits))
+
+    # -- service account
+    sas = {d["metadata"]["name"]: d for d in kinds("ServiceAccount")}
+    sa = sas.get(pod.get("serviceAccountName"))
+    check("pod uses the rendered ServiceAccount", sa is not None, (pod.get("serviceAccountName"), list(sas)))
+    check("ServiceAccount and pod: automountServiceAccountToken false",
+          sa is not None and sa.get("automountServiceAccountToken") is False
+          and pod.get("automountServiceAccountToken") is False)
+
+    # -- PDB
+    pdbs = kinds("PodDisruptionBudget")
+    check("PodDisruptionBudget maxUnavailable 1, selects the pods",
+          len(pdbs) == 1 and g(pdbs[0], "spec", "maxUnavailable") == 1
+          and subset(g(pdbs[0], "spec", "selector", "matchLabels"), pod_labels), pdbs)
+
+    # -- scheduling
+    aff = g(pod, "affinity", "podAntiAffinity") or {}
+    if exp["antiAffinity"] == "soft":
+        terms = aff.get("preferredDuringSchedulingIgnoredDuringExecution") or []
+        check("soft pod anti-affinity on the pods' labels",
+              terms and subset(g(terms[0], "podAffinityTerm", "labelSelector", "matchLabels"), pod_labels)
+              and not aff.get("requiredDuringSchedulingIgnoredDuringExecution"), aff)
+    elif exp["antiAffinity"] == "hard":
+        terms = aff.get("requiredDuringSchedulingIgnoredDuringExecution") or []
+        check("hard pod anti-affinity on the pods' labels",
+              terms and subset(g(terms[0], "labelSelector", "matchLabels"), pod_labels), aff)
+    else:
+        check("no pod anti-affinity", not aff, aff)
+    tsc = pod.get("topologySpreadConstraints") or []
+    if exp["spread"]:
+        check("topologySpreadConstraints select the pods",
+              tsc and all(subset(g(t, "labelSelector", "matchLabels"), pod_labels) for t in tsc), tsc)
+    else:
+        check("no topologySpreadConstraints", not tsc, tsc)
+
+    # -- NetworkPolicy
+    nps = kinds("NetworkPolicy")
+    if exp["networkPolicy"]:
+        np_ = nps[0] if len(nps) == 1 else {}
+        ingress = g(np_, "spec", "ingress") or []
+
+        def allows(port_name, port_num):
+            return [r for r in ingress
+                    if any(p.get("port") in (port_name, port_num) for p in r.get("ports", []))]
+
+        http_rules = allows("http", exp["httpPort"])
+        check("NetworkPolicy selects the ringkv pods",
+              subset(g(np_, "spec", "podSelector", "matchLabels"), pod_labels), np_)
+        check("NetworkPolicy allows the http port between ringkv pods",
+              any(subset(g(peer, "podSelector", "matchLabels"), pod_labels)
+                  for r in http_rules for peer in r.get("from", [])), http_rules)
+        check("NetworkPolicy allows the management port", allows("management", exp["managementPort"]), ingress)
+    else:
+        check("no NetworkPolicy (off by default)", not nps, nps)
+
+    # -- helm test hook
+    tests = [d for d in hooks if g(d, "metadata", "annotations", "helm.sh/hook") == "test"]
+    if exp["tests"]:
+        check("one helm test hook Pod", len(tests) == 1 and tests[0]["kind"] == "Pod", tests)
+        if len(tests) == 1:
+            t = tests[0]
+            tl = g(t, "metadata", "labels") or {}
+            sels = [g(s, "spec", "selector") for s in services.values()]
+            sels += [g(p, "spec", "selector", "matchLabels") for p in pdbs] + [g(spec, "selector", "matchLabels")]
+            check("test pod is not selected by the Services / PDB / StatefulSet",
+                  not any(subset(s, tl) for s in sels if s))
+            tc = g(t, "spec", "containers", 0) or {}
+            script = " ".join(tc.get("command", []) + tc.get("args", []))
+            tenv = {e["name"]: e.get("value") for e in tc.get("env", [])}
+            check("test image is %s (not latest)" % exp["testImage"], tc.get("image") == exp["testImage"], tc.get("image"))
+            check("test targets the client Service (%s:%d)" % (exp["fullname"], exp["servicePort"]),
+                  exp["fullname"] in tenv.values() and str(exp["servicePort"]) in tenv.values(), tenv)
+            check("test PUTs with nc (raw HTTP/1.1, Content-Length, Connection: close) expecting 201",
+                  all(s in script for s in ("nc ", "PUT", "HTTP/1.1", "Content-Length", "Connection: close",
+                                            '"HTTP/1.1 201"')))
+            check("test GETs the key back with wget -qO- style and compares the value",
+                  "wget -q -O -" in script and '[ "$GOT" = "$VALUE" ]' in script)
+            check("test pod: restartPolicy Never, non-root, read-only root fs",
+                  g(t, "spec", "restartPolicy") == "Never" and g(t, "spec", "securityContext", "runAsNonRoot") is True
+                  and g(tc, "securityContext", "readOnlyRootFilesystem") is True)
+    else:
+        check("no helm test hook", not tests, tests)
+
+
+# ---------------------------------------------------------------------------
+def normalize(docs):
+    drop_labels = {"helm.sh/chart", "app.kubernetes.io/managed-by", "app.kubernetes.io/version"}
+    hashed = re.compile(r"^(.*)-[a-z0-9]{10}$")
+    secret_names = {}
+    for d in docs:
+        if d.get("kind") == "Secret":
+            n = d["metadata"]["name"]
+            m = hashed.match(n)
+            secret_names[n] = m.group(1) if m else n
+
+    def walk(o):
+        if isinstance(o, dict):
+            out = {}
+            for k, v in o.items():
+                if k == "labels" and isinstance(v, dict):
+                    v = {lk: lv for lk, lv in v.items() if lk not in drop_labels}
+                if k == "secretKeyRef" and isinstance(v, dict) and v.get("name") in secret_names:
+                    v = dict(v, name=secret_names[v["name"]])
+                out[k] = walk(v)
+            return out
+        if isinstance(o, list):
+            return [walk(x) for x in o]
+        return o
+
+    result = {}
+    for d in docs:
+        if "helm.sh/hook" in (g(d, "metadata", "annotations") or {}):
+            continue
+        d = walk(d)
+        d["metadata"].pop("namespace", None)
+        if d["kind"] == "Secret":
+            d["metadata"]["name"] = secret_names[d["metadata"]["name"]]
+            d = {"kind": "Secret", "name": d["metadata"]["name"], "type": d.get("type"),
+                 "keys": sorted((d.get("data") or {}).keys()) + sorted((d.get("stringData") or {}).keys())}
+        ann = g(d, "spec", "template", "metadata", "annotations")
+        if isinstance(ann, dict):
+            ann.pop("checksum/secret", None)
+            if not ann:
+                d["spec"]["template"]["metadata"].pop("annotations")
+        result[(d["kind"], d.get("name") or d["metadata"]["name"])] = d
+    return result
+
+
+def diff(a, b, path=""):
+    if type(a) != type(b):
+        return ["%s: %r != %r" % (path or "/", a, b)]
+    if isinstance(a, dict):
+        out = []
+        for k in sorted(set(a) | set(b), key=str):
+            if k not in a or k not in b:
+                out.append("%s/%s: only in %s" % (path, k, "helm" if k in a else "kustomize"))
+            else:
+                out += diff(a[k], b[k], "%s/%s" % (path, k))
+        return out
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return ["%s: %d items != %d items" % (path, len(a), len(b))]
+        out = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            out += diff(x, y, "%s[%d]" % (path, i))
+        return out
+    return [] if a == b else ["%s: %r != %r" % (path, a, b)]
+
+
+def compare(helm_path, kust_path):
+    h, k = load(helm_path), load(kust_path)
+    hk = sorted(d["kind"] for d in h if "helm.sh/hook" not in (g(d, "metadata", "annotations") or {}))
+    kk = sorted(d["kind"] for d in k)
+    check("kustomize base has the same kinds as the chart's default render", hk == kk, "helm %s, kustomize %s" % (hk, kk))
+    hn, kn = normalize(h), normalize(k)
+    check("same objects (kind/name)", sorted(hn) == sorted(kn), "helm %s, kustomize %s" % (sorted(hn), sorted(kn)))
+    for key in sorted(set(hn) & set(kn)):
+        d = diff(hn[key], kn[key])
+        check("%s/%s identical to the chart's (ignoring helm labels, namespace, secret value/hash)" % key,
+              not d, "; ".join(d[:6]))
+    secret = [d for d in k if d.get("kind") == "Secret"]
+    if secret:
+        raw = g(secret[0], "data", "cluster-secret") or ""
+        check("kustomize placeholder secret is >= 16 chars", len(base64.b64decode(raw)) >= 16)
+
+
+# ---------------------------------------------------------------------------
+def schema_coverage(values_path, schema_path):
+    with open(values_path) as f:
+        values = yaml.safe_load(f)
+    with open(schema_path) as f:
+        schema = json.load(f)
+    missing, extra = [], []
+
+    def walk(v, s, path):
+        props = s.get("properties")
+        if isinstance(v, dict) and props is not None:
+            for k, sub in v.items():
+                if k not in props:
+                    missing.append(path + k)
+                else:
+                    walk(sub, props[k], path + k + ".")
+            for k in props:
+                if k not in v and k != "global" and s.get("additionalProperties") is False and path.count(".") < 1:
+                    extra.append(path + k)
+
+    walk(values, schema, "")
+    check("values.schema.json describes every key of values.yaml", not missing, missing)
+    check("every top-level schema property is in values.yaml", not extra, extra)
+    check("schema rejects unknown top-level keys (additionalProperties false)", schema.get("additionalProperties") is False)
+
+
+mode = sys.argv[1]
+try:
+    if mode == "render":
+        render_checks(sys.argv[2], json.loads(sys.argv[3]))
+    elif mode == "compare":
+        compare(sys.argv[2], sys.argv[3])
+    elif mode == "schema-coverage":
+        schema_coverage(sys.argv[2], sys.argv[3])
+except Exception as e:  # a crash is a failed check, not a silent pass
+    import traceback
+    check("checker ran without error", False, traceback.format_exc())
+emit()
+PY
+
+# Feeds check.py's output into pass/fail.
+run_checker() {
+  local status name detail
+  if ! "$PYTHON" "$WORK/check.py" "$@" >"$WORK/checker.out" 2>&1; then
+    fail "checker exited with an error" "$WORK/checker.out"
+    return
+  fi
+  while IFS=$'\t' read -r status name detail; do
+    case "$status" in
+      PASS) pass "$name" ;;
+      FAIL) printf '%s\n' "$detail" >"$WORK/detail"; fail "$name" "$WORK/detail" ;;
+      *) fail "unexpected checker output: $status $name" ;;
+    esac
+  done <"$WORK/checker.out"
+}
+
+# must_succeed NAME CMD...
+must_succeed() {
+  local name=$1; shift
+  if "$@" >"$WORK/cmd.out" 2>&1; then pass "$name"; else fail "$name" "$WORK/cmd.out"; fi
+}
+
+# must_fail NAME REGEX CMD...: the command must fail and its output match REGEX.
+must_fail() {
+  local name=$1 regex=$2; shift 2
+  if "$@" >"$WORK/cmd.out" 2>&1; then
+    fail "$name (command succeeded)"
+  elif grep -Eq -- "$regex" "$WORK/cmd.out"; then
+    pass "$name"
+  else
+    fail "$name (failed, but not with /$regex/)" "$WORK/cmd.out"
+  fi
+}
+
+# render_case NAME RELEASE NAMESPACE EXPECT_JSON [helm args...]
+render_case() {
+  local name=$1 release=$2 namespace=$3 expect=$4; shift 4
+  section "render: $name"
+  printf '   helm template %s -n %s %s\n' "$release" "$namespace" "$*"
+  if "$HELM" template "$release" "$CHART" --namespace "$namespace" "$@" >"$WORK/$name.yaml" 2>"$WORK/$name.err"; then
+    pass "helm template succeeds"
+    run_checker render "$WORK/$name.yaml" "$expect"
+  else
+    fail "helm template succeeds" "$WORK/$name.err"
+  fi
+}
+
+echo "ringkv chart verification"
+echo "  helm:    $HELM ($("$HELM" version --short 2>/dev/null || "$HELM" version))"
+echo "  python:  $("$PYTHON" --version 2>&1), PyYAML $("$PYTHON" -c 'import yaml; print(yaml.__version__)')"
+echo "  kubectl: ${KUBECTL:-absent}"
+
+# ---------------------------------------------------------------------------
+section "lint"
+CUSTOM_SET="replicaCount=5,networkPolicy.enabled=true,volumePermissions.enabled=true,resources.limits.memory=2Gi,resources.requests.memory=2Gi,fullnameOverride=kv,clusterDomain=corp.internal,podAntiAffinity.type=hard,persistence.size=10Gi,persistence.storageClass=fast-ssd,networkPolicy.allowSameNamespace=false"
+must_succeed "helm lint" "$HELM" lint "$CHART"
+must_succeed "helm lint --strict" "$HELM" lint --strict "$CHART"
+must_succeed "helm lint --strict (non-default values)" "$HELM" lint --strict "$CHART" --set "$CUSTOM_SET"
+must_fail "helm lint rejects replicaCount=-1" "schema" "$HELM" lint --strict "$CHART" --set replicaCount=-1
+run_checker schema-coverage "$CHART/values.yaml" "$CHART/values.schema.json"
+
+# ---------------------------------------------------------------------------
+DEFAULT_KINDS='["ServiceAccount","Secret","Service","Service","StatefulSet","PodDisruptionBudget"]'
+
+render_case default ringkv default "$(cat <<EOF
+{"namespace":"default","fullname":"ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
+ "httpPort":8080,"managementPort":9090,"servicePort":8080,"memoryLimit":"512Mi","heapMiB":256,
+ "persistence":true,"size":"1Gi","storageClassName":null,"volumePermissions":false,"networkPolicy":false,
+ "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0","kinds":$DEFAULT_KINDS}
+EOF
+)"
+
+render_case custom rel kvns "$(cat <<EOF
+{"namespace":"kvns","fullname":"kv","replicas":5,"imageTag":"0.1.0","clusterDomain":"corp.internal",
+ "httpPort":8080,"managementPort":9090,"servicePort":8080,"memoryLimit":"2Gi","heapMiB":1024,
+ "persistence":true,"size":"10Gi","storageClassName":"fast-ssd","volumePermissions":true,"networkPolicy":true,
+ "antiAffinity":"hard","spread":true,"tests":true,"testImage":"busybox:1.37.0",
+ "kinds":["ServiceAccount","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}
+EOF
+)" --set "$CUSTOM_SET" \
+   --set 'networkPolicy.managementFrom[0].namespaceSelector.matchLabels.kubernetes\.io/metadata\.name=monitoring' \
+   --set-json 'extraEnv=[{"name":"LOGGING_LEVEL_ROOT","value":"INFO"}]'
+
+render_case existing-secret my-db default "$(cat <<EOF
+{"namespace":"default","fullname":"my-db-ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
+ "httpPort":8080,"managementPort":9090,"servicePort":80,"memoryLimit":"1000Mi","heapMiB":750,
+ "persistence":false,"volumePermissions":false,"networkPolicy":false,"existingSecret":"ringkv-shared",
+ "antiAffinity":"none","spread":false,"tests":false,
+ "kinds":["ServiceAccount","Service","Service","StatefulSet","PodDisruptionBudget"]}
+EOF
+)" --set jvm.heapPercent=75,resources.limits.memory=1000Mi,resources.requests.memory=1000Mi \
+   --set cluster.existingSecret=ringkv-shared,persistence.enabled=false,podAntiAffinity.type=none \
+   --set tests.enabled=false,service.port=80 --set-json 'topologySpreadConstraints=[]'
+
+cat >"$WORK/values-ports.yaml" <<'EOF'
+nameOverride: store
+image:
+  tag: "0.2.0"
+containerPorts:
+  http: 8081
+  management: 9091
+cluster:
+  secret: 0123456789abcdef0123456789abcdef
+volumePermissions:
+  enabled: true
+  image:
+    repository: debian
+    tag: bookworm-slim
+persistence:
+  storageClass: "-"
+EOF
+render_case ports-and-secret ringkv default "$(cat <<EOF
+{"namespace":"default","fullname":"ringkv-store","replicas":3,"imageTag":"0.2.0","clusterDomain":"cluster.local",
+ "httpPort":8081,"managementPort":9091,"servicePort":8080,"memoryLimit":"512Mi","heapMiB":256,
+ "persistence":true,"size":"1Gi","storageClassName":"","volumePermissions":true,
+ "volumePermissionsImage":"debian:bookworm-slim","networkPolicy":false,
+ "secretValue":"0123456789abcdef0123456789abcdef",
+ "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0","kinds":$DEFAULT_KINDS}
+EOF
+)" -f "$WORK/values-ports.yaml"
+
+# ---------------------------------------------------------------------------
+section "bad values are rejected"
+SCHEMA_ERR="values don't meet the specifications of the schema"
+bad() { must_fail "rejects $1" "$2" "$HELM" template ringkv "$CHART" "${@:3}"; }
+bad "replicaCount=-1"                          "$SCHEMA_ERR" --set replicaCount=-1
+bad "replicaCount=0"                           "$SCHEMA_ERR" --set replicaCount=0
+bad "replicaCount=three (string for a number)" "$SCHEMA_ERR" --set replicaCount=three
+bad "resources.limits.memory=512M (not Mi/Gi)" "$SCHEMA_ERR" --set resources.limits.memory=512M
+bad "resources.limits.memory=null"             "$SCHEMA_ERR" --set resources.limits.memory=null
+bad "jvm.heapPercent=90 (> 75)"                "$SCHEMA_ERR" --set jvm.heapPercent=90
+bad "jvm.extraOptions=-Xmx1g (heap twice)"     "$SCHEMA_ERR" --set jvm.extraOptions=-Xmx1g
+bad "image.tag=latest"                         "$SCHEMA_ERR" --set image.tag=latest
+bad "image.pullPolicy=Sometimes"               "$SCHEMA_ERR" --set image.pullPolicy=Sometimes
+bad "an unknown top-level key"                 "$SCHEMA_ERR" --set replicas=3
+bad "an unknown nested key"                    "$SCHEMA_ERR" --set persistence.sizee=1Gi
+bad "service.type=Ingress"                     "$SCHEMA_ERR" --set service.type=Ingress
+bad "podAntiAffinity.type=maybe"               "$SCHEMA_ERR" --set podAntiAffinity.type=maybe
+bad "podDisruptionBudget.maxUnavailable=0"     "$SCHEMA_ERR" --set podDisruptionBudget.maxUnavailable=0
+bad "cluster.secret shorter than 16 chars"     "$SCHEMA_ERR" --set cluster.secret=short
+bad "cluster.discoveryRefreshInterval=soon"    "$SCHEMA_ERR" --set cluster.discoveryRefreshInterval=soon
+bad "networkPolicy.enabled=yes (string)"       "$SCHEMA_ERR" --set-string networkPolicy.enabled=yes
+bad "extraEnv overriding JAVA_TOOL_OPTIONS"    "$SCHEMA_ERR" --set 'extraEnv[0].name=JAVA_TOOL_OPTIONS' --set 'extraEnv[0].value=-Xmx4g'
+bad "fullnameOverride longer than 52 chars"    "$SCHEMA_ERR" --set fullnameOverride=a-very-long-name-that-does-not-fit-a-statefulset-name-x
+bad "a heap below 64MiB (limit 100Mi)"         "below 64MiB" --set resources.limits.memory=100Mi
+bad "http and management on the same port"     "must differ" --set containerPorts.management=8080
+
+# ---------------------------------------------------------------------------
+section "k8s/ kustomize base"
+if [ -z "$KUBECTL" ] || ! command -v "$KUBECTL" >/dev/null 2>&1; then
+  skip "kubectl not found: kustomize render of k8s/ not checked"
+elif ! "$KUBECTL" kustomize "$K8S_DIR" >"$WORK/kustomize.yaml" 2>"$WORK/kustomize.err"; then
+  fail "kubectl kustomize k8s/" "$WORK/kustomize.err"
+else
+  pass "kubectl kustomize k8s/"
+  if [ -s "$WORK/default.yaml" ]; then
+    run_checker compare "$WORK/default.yaml" "$WORK/kustomize.yaml"
+  else
+    fail "default chart render available for comparison"
+  fi
+fi
+
+# ---------------------------------------------------------------------------
+# The helm test script itself, run with busybox against a tiny mock of the
+# ringkv API (skipped when busybox is not installed).
+section "helm test script (busybox + mock API)"
+BUSYBOX="${BUSYBOX:-$(command -v busybox || true)}"
+if [ -z "$BUSYBOX" ]; then
+  skip "busybox not found: helm test script not exercised"
+elif [ ! -s "$WORK/default.yaml" ]; then
+  fail "default chart render available for the test script"
+else
+  "$PYTHON" - "$WORK/default.yaml" >"$WORK/test-script.sh" <<'PY'
+import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d.get("kind") == "Pod" and (d["metadata"].get("annotations") or {}).get("helm.sh/hook") == "test":
+        c = d["spec"]["containers"][0]
+        sys.stdout.write((c.get("command", []) + c.get("args", []))[-1])
+PY
+  mkdir -p "$WORK/bb"
+  for applet in sh nc wget head tr sleep date printf cat; do ln -sf "$BUSYBOX" "$WORK/bb/$applet"; done
+  cat >"$WORK/mock.py" <<'PY'
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+mode, port_file = sys.argv[1], sys.argv[2]
+store = {}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def key(self):
+        return parse_qs(urlparse(self.path).query).get("id", [None])[0]
+
+    def send(self, code, body=b""):
+        self.send_response(code)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        path = urlparse(self.path).path
+        if path == "/v0/status":
+            return self.send(200, b"OK")
+        if path == "/v0/entity" and self.key() in store:
+            body = store[self.key()]
+            return self.send(200, body[::-1] if mode == "corrupt" else body)
+        self.send(404)
+
+    def do_PUT(self):
+        store[self.key()] = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send(201)
+
+    def do_DELETE(self):
+        store.pop(self.key(), None)
+        self.send(202)
+
+    def log_message(self, *args):
+        pass
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+with open(port_file, "w") as f:
+    f.write(str(server.server_address[1]))
+server.serve_forever()
+PY
+  # run_hook MODE: runs the hook script against a mock in MODE; returns its exit code.
+  run_hook() {
+    local mode=$1 rc=0
+    rm -f "$WORK/mock.port"
+    "$PYTHON" "$WORK/mock.py" "$mode" "$WORK/mock.port" &
+    MOCK_PID=$!
+    for _ in $(seq 1 50); do [ -s "$WORK/mock.port" ] && break; sleep 0.1; done
+    env -i PATH="$WORK/bb" RINGKV_HOST=127.0.0.1 RINGKV_PORT="$(cat "$WORK/mock.port")" \
+      "$WORK/bb/sh" -c "$(cat "$WORK/test-script.sh")" >"$WORK/hook-$mode.out" 2>&1 || rc=$?
+    kill "$MOCK_PID" 2>/dev/null || true
+    wait "$MOCK_PID" 2>/dev/null || true
+    MOCK_PID=""
+    return "$rc"
+  }
+  if run_hook ok && grep -q '^PASS$' "$WORK/hook-ok.out"; then
+    pass "test script: PUT 201, GET same value, DELETE 202 against a correct server"
+  else
+    fail "test script: PUT 201, GET same value, DELETE 202 against a correct server" "$WORK/hook-ok.out"
+  fi
+  if run_hook corrupt; then
+    fail "test script fails when GET returns a different value" "$WORK/hook-corrupt.out"
+  elif grep -q 'FAIL: GET' "$WORK/hook-corrupt.out"; then
+    pass "test script fails when GET returns a different value"
+  else
+    fail "test script fails when GET returns a different value (wrong reason)" "$WORK/hook-corrupt.out"
+  fi
+fi
+
+# ---------------------------------------------------------------------------
+section "summary"
+echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+if [ "$FAILED" -gt 0 ]; then
+  printf 'failed checks:\n'
+  printf '  - %s\n' "${FAILED_NAMES[@]}"
+  exit 1
+fi
+echo "all checks passed"
