@@ -48,6 +48,8 @@ COPY --from=extract /build/extracted/snapshot-dependencies/ ./
 COPY --from=extract /build/extracted/application/ ./
 
 ENV RINGKV_DATA_DIR=/var/lib/ringkv
+# Actuator (probes, metrics) on a port of its own, apart from client traffic.
+ENV MANAGEMENT_SERVER_PORT=9090
 
 # JVM flags meant to be tuned per deployment. JAVA_TOOL_OPTIONS is read by
 # the JVM itself (java is started without a shell, see ENTRYPOINT). To change

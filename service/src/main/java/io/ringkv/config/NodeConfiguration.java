@@ -12,14 +12,17 @@ import org.springframework.web.reactive.config.WebFluxConfigurer;
 import org.springframework.web.server.WebFilter;
 
 import io.ringkv.api.EntityRequests;
+import io.ringkv.health.PeerMonitors;
 import io.ringkv.replication.ClusterSecretFilter;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.replication.HybridClock;
+import io.ringkv.replication.IdentityClient;
 import io.ringkv.replication.LastWriteWins;
 import io.ringkv.replication.LocalReplica;
 import io.ringkv.replication.PeerClientSettings;
 import io.ringkv.replication.ReplicaDirectory;
 import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.DnsDiscovery;
 import io.ringkv.storage.RecordCodec;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.StorageException;
@@ -43,7 +46,20 @@ public class NodeConfiguration {
         URI selfUrl = cluster.self() != null ? cluster.self() : URI.create("http://127.0.0.1:" + serverPort);
         String self = SettingsValidator.nodeName("ringkv.cluster.self", selfUrl);
         SettingsValidator.positive("ringkv.cluster.vnodes", cluster.vnodes());
-        return new ClusterMembership(self, SettingsValidator.members(self, cluster.peers()), cluster.vnodes());
+        if (cluster.discovery().dnsName() != null && !cluster.discovery().dnsName().isBlank()) {
+            SettingsValidator.discovery(self, cluster.peers(), cluster.discovery());
+            return ClusterMembership.discovered(self, cluster.vnodes());
+        }
+        return ClusterMembership.fixed(self, SettingsValidator.members(self, cluster.peers()), cluster.vnodes());
+    }
+
+    @Bean
+    @ConditionalOnProperty(prefix = "ringkv.cluster.discovery", name = "dns-name")
+    DnsDiscovery dnsDiscovery(ClusterMembership membership, ReplicaDirectory replicaDirectory, RingkvProperties properties) {
+        var discovery = properties.cluster().discovery();
+        var identity = new IdentityClient(properties.cluster().secret(), properties.replication().timeout());
+        return new DnsDiscovery(membership, discovery.dnsName(), discovery.refreshInterval(), discovery.removalAfter(),
+                identity::identify, replicaDirectory::probe);
     }
 
     @Bean(destroyMethod = "close")
@@ -92,13 +108,14 @@ public class NodeConfiguration {
     }
 
     @Bean(destroyMethod = "close")
-    ReplicaDirectory replicaDirectory(ClusterMembership membership, LocalReplica localReplica, RingkvProperties properties) {
+    ReplicaDirectory replicaDirectory(ClusterMembership membership, LocalReplica localReplica, PeerMonitors peerMonitors,
+            RingkvProperties properties) {
         var replication = properties.replication();
         SettingsValidator.positive("ringkv.replication.timeout", replication.timeout().toMillis());
         SettingsValidator.positive("ringkv.replication.max-connections", replication.maxConnections());
         var peers = new PeerClientSettings(replication.timeout(), replication.maxConnections(),
                 properties.cluster().secret(), EntityRequests.MAX_KEY_BYTES, maxValueBytes(properties));
-        return new ReplicaDirectory(membership, localReplica, peers);
+        return new ReplicaDirectory(membership, localReplica, peers, peerMonitors);
     }
 
     @Bean

@@ -18,6 +18,9 @@ import org.springframework.util.unit.DataSize;
  * @param cluster       who the node is and who its peers are
  * @param replication   how the coordinator talks to replicas
  * @param storage       RocksDB tuning
+ * @param health        how sick peers are detected
+ * @param overload      how many requests a node works on at once
+ * @param testing       fault injection for tests; never set in production
  */
 @ConfigurationProperties("ringkv")
 public record RingkvProperties(
@@ -25,15 +28,28 @@ public record RingkvProperties(
         @DefaultValue("4MB") DataSize maxValueSize,
         @DefaultValue Cluster cluster,
         @DefaultValue Replication replication,
-        @DefaultValue Storage storage) {
+        @DefaultValue Storage storage,
+        @DefaultValue Health health,
+        @DefaultValue Overload overload,
+        @DefaultValue Testing testing) {
 
     /**
      * @param self   this node's URL, which is also its name on the ring; default http://127.0.0.1:{server.port}
      * @param peers  every member's URL, this node's included; empty: a cluster of this node alone
      * @param secret shared by the members and required on the internal endpoints when set
      * @param vnodes points each member takes on the hash ring
+     * @param discovery finding the members through DNS instead of a static peer list
      */
-    public record Cluster(URI self, @DefaultValue List<URI> peers, String secret, @DefaultValue("256") int vnodes) {
+    public record Cluster(URI self, @DefaultValue List<URI> peers, String secret, @DefaultValue("256") int vnodes,
+            @DefaultValue Discovery discovery) {
+    }
+
+    /**
+     * @param dnsName         a name resolving to every member's address (a headless Service); set it instead of peers
+     * @param refreshInterval how often the name is resolved and the members probed
+     * @param removalAfter    consecutive rounds a member must be missing from DNS before it leaves the ring
+     */
+    public record Discovery(String dnsName, @DefaultValue("5s") Duration refreshInterval, @DefaultValue("3") int removalAfter) {
     }
 
     /**
@@ -49,12 +65,45 @@ public record RingkvProperties(
      * @param syncWrites           fsync the write-ahead log on every write (slower; survives power loss)
      * @param threads              threads that run RocksDB calls off the event loop
      * @param queueSize            storage calls that may wait for a thread before new ones are refused with 503
+     * @param minFreeDisk          below this much free disk the node reports its storage DOWN (not ready)
      */
     public record Storage(
             @DefaultValue("24h") Duration tombstoneGracePeriod,
             @DefaultValue("32MB") DataSize blockCacheSize,
             @DefaultValue("false") boolean syncWrites,
             @DefaultValue("8") int threads,
-            @DefaultValue("10000") int queueSize) {
+            @DefaultValue("10000") int queueSize,
+            @DefaultValue("64MB") DataSize minFreeDisk) {
+    }
+
+    /** @param breaker the circuit breaker each node keeps per peer */
+    public record Health(@DefaultValue Breaker breaker) {
+    }
+
+    /**
+     * A peer's breaker opens when, of its last {@code windowSize} calls (and at least
+     * {@code minimumCalls}), {@code failureRate}% failed or {@code slowCallRate}% took longer than
+     * {@code slowCallThreshold}; after {@code openFor} it lets {@code probeCalls} calls through.
+     */
+    public record Breaker(
+            @DefaultValue("20") int windowSize,
+            @DefaultValue("5") int minimumCalls,
+            @DefaultValue("50") float failureRate,
+            @DefaultValue("500ms") Duration slowCallThreshold,
+            @DefaultValue("80") float slowCallRate,
+            @DefaultValue("5s") Duration openFor,
+            @DefaultValue("3") int probeCalls) {
+    }
+
+    /**
+     * @param maxClientRequests  public API requests a node works on at once; more get 503 at once
+     * @param maxReplicaRequests replica calls from peers a node works on at once, counted apart so
+     *                           that client overload cannot starve replication
+     */
+    public record Overload(@DefaultValue("256") int maxClientRequests, @DefaultValue("1024") int maxReplicaRequests) {
+    }
+
+    /** @param replicaDelay delays every answer of this node's internal endpoints: a slow node, for tests */
+    public record Testing(@DefaultValue("0ms") Duration replicaDelay) {
     }
 }

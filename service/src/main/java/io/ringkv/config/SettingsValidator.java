@@ -54,6 +54,21 @@ final class SettingsValidator {
         return new ArrayList<>(names);
     }
 
+    /** Discovery replaces the peer list, and needs a name for this node that other nodes can reach. */
+    static void discovery(String self, List<URI> peers, RingkvProperties.Discovery discovery) {
+        if (!peers.isEmpty()) {
+            throw new InvalidSettingException("ringkv.cluster.discovery.dns-name",
+                    "set either it or ringkv.cluster.peers, not both");
+        }
+        String host = URI.create(self).getHost();
+        if (host.equals("localhost") || host.startsWith("127.")) {
+            throw new InvalidSettingException("ringkv.cluster.self",
+                    "with DNS discovery it must be this node's stable DNS name, such as http://ringkv-0.ringkv-headless:8080, not " + self);
+        }
+        positive("ringkv.cluster.discovery.refresh-interval", discovery.refreshInterval().toMillis());
+        positive("ringkv.cluster.discovery.removal-after", discovery.removalAfter());
+    }
+
     /** Creates the data directory if needed and proves it writable by writing a file there. */
     static void writableDirectory(String setting, Path directory) {
         try {
@@ -62,6 +77,12 @@ final class SettingsValidator {
             Files.delete(probe);
         } catch (IOException | SecurityException e) {
             throw new InvalidSettingException(setting, "'" + directory + "' is not a writable directory (" + e.getMessage() + ")");
+        }
+    }
+
+    static void percentage(String setting, float value) {
+        if (!(value > 0 && value <= 100)) {
+            throw new InvalidSettingException(setting, "must be a percentage above 0 and at most 100, got " + value);
         }
     }
 

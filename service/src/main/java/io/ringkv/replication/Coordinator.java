@@ -94,7 +94,9 @@ public final class Coordinator {
                         // Subscribed on its own: answering the client does not cancel the slower replicas.
                         call.apply(replica)
                                 .single()
-                                .timeout(timeout)
+                                // A backstop only: remote calls time out on their own (and their breaker
+                                // counts it); this ends any call that did not, so none lingers.
+                                .timeout(timeout.multipliedBy(2))
                                 .subscribe(
                                         answer -> {
                                             if (collector.success(answer) == QuorumCollector.Outcome.REACHED) {

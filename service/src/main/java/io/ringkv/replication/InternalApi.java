@@ -12,6 +12,8 @@ public final class InternalApi {
     public static final String RECORD = "/internal/v0/record";
     /** GET ?start=&end=: the replica's records in the range, tombstones included, as frames. */
     public static final String RECORDS = "/internal/v0/records";
+    /** GET: the node's name on the ring, as text. Discovery asks each address it finds. */
+    public static final String IDENTITY = "/internal/v0/identity";
     /** Carries the shared cluster secret on every internal call. */
     public static final String SECRET_HEADER = "X-Ringkv-Cluster-Secret";
 

@@ -14,6 +14,7 @@ import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.util.UriBuilder;
 
+import io.ringkv.health.PeerMonitor;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordCodec;
@@ -30,13 +31,17 @@ import reactor.netty.resources.ConnectionProvider;
 public final class RemoteReplica implements Replica, AutoCloseable {
 
     private final String name;
+    private final PeerMonitor monitor;
+    private final Duration timeout;
     private final ConnectionProvider connections;
     private final WebClient client;
     private final int maxKeyLength;
     private final int maxRecordLength;
 
-    public RemoteReplica(String name, PeerClientSettings settings) {
+    public RemoteReplica(String name, PeerClientSettings settings, PeerMonitor monitor) {
         this.name = name;
+        this.monitor = monitor;
+        this.timeout = settings.timeout();
         this.maxKeyLength = settings.maxKeyLength();
         this.maxRecordLength = settings.maxValueLength() + RecordCodec.HEADER_SIZE;
         this.connections = ConnectionProvider.builder("peer-" + name)
@@ -65,7 +70,7 @@ public final class RemoteReplica implements Replica, AutoCloseable {
 
     @Override
     public Mono<Optional<Record>> read(byte[] key) {
-        return client.get()
+        return monitor.guard("read", client.get()
                 .uri(uri -> withKey(uri.path(InternalApi.RECORD), key))
                 .exchangeToMono(response -> {
                     if (response.statusCode().value() == HttpStatus.NOT_FOUND.value()) {
@@ -77,23 +82,34 @@ public final class RemoteReplica implements Replica, AutoCloseable {
                     return response.bodyToMono(byte[].class)
                             .defaultIfEmpty(new byte[0])
                             .map(bytes -> Optional.of(RecordCodec.decode(bytes)));
-                });
+                })
+                // Inside the guard, so that the breaker counts a peer that does not answer in time.
+                .timeout(timeout));
     }
 
     @Override
     public Mono<Boolean> write(byte[] key, Record record) {
-        return client.put()
+        return monitor.guard("write", client.put()
                 .uri(uri -> withKey(uri.path(InternalApi.RECORD), key))
                 .contentType(MediaType.APPLICATION_OCTET_STREAM)
                 .bodyValue(RecordCodec.encode(record))
                 .retrieve()
                 .toBodilessEntity()
-                .thenReturn(true);
+                .thenReturn(true)
+                .timeout(timeout));
+    }
+
+    /** Whether the peer answers by its name, through its breaker: discovery's probe between requests. */
+    public Mono<Boolean> probe() {
+        return monitor.guard("probe", client.get().uri(InternalApi.IDENTITY).retrieve().bodyToMono(String.class)
+                        .timeout(timeout))
+                .map(name -> true)
+                .onErrorReturn(false);
     }
 
     @Override
     public Flux<KeyedRecord> scan(byte[] start, byte[] end) {
-        return Flux.defer(() -> {
+        return monitor.guardStream(Flux.defer(() -> {
             RecordFrames.Decoder decoder = new RecordFrames.Decoder(maxKeyLength, maxRecordLength);
             return client.get()
                     .uri(uri -> {
@@ -110,7 +126,7 @@ public final class RemoteReplica implements Replica, AutoCloseable {
                     .concatWith(Mono.defer(() -> decoder.isAtFrameBoundary()
                             ? Mono.empty()
                             : Mono.error(new IllegalStateException("the range stream from " + name + " ended inside a record"))));
-        });
+        }));
     }
 
     private static List<KeyedRecord> feed(RecordFrames.Decoder decoder, DataBuffer buffer) {

@@ -4,22 +4,29 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.ringkv.health.PeerMonitors;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;
+import reactor.core.publisher.Mono;
 
 /**
  * Maps the ring's member names to {@link Replica}s: this node to its local store, every other
- * member to a {@link RemoteReplica} with its own connection pool, created on first use.
+ * member to a {@link RemoteReplica} with its own connection pool and circuit breaker, created on
+ * first use.
  */
 public final class ReplicaDirectory implements AutoCloseable {
 
     private final ClusterMembership membership;
     private final LocalReplica local;
     private final PeerClientSettings peerSettings;
+    private final PeerMonitors monitors;
     private final Map<String, RemoteReplica> remotes = new ConcurrentHashMap<>();
 
-    public ReplicaDirectory(ClusterMembership membership, LocalReplica local, PeerClientSettings peerSettings) {
+    public ReplicaDirectory(ClusterMembership membership, LocalReplica local, PeerClientSettings peerSettings,
+            PeerMonitors monitors) {
         this.membership = membership;
+        this.monitors = monitors;
+        membership.onChange(view -> forgetAllBut(view.ring().members()));
         this.local = local;
         this.peerSettings = peerSettings;
     }
@@ -38,11 +45,27 @@ public final class ReplicaDirectory implements AutoCloseable {
         return membership.ring().members().stream().map(this::replica).toList();
     }
 
+    /** Calls a member by its name; true if it answered. */
+    public Mono<Boolean> probe(String member) {
+        return replica(member) instanceof RemoteReplica remote ? remote.probe() : Mono.just(true);
+    }
+
+    /** Closes the connection pools of peers that left the ring. */
+    private void forgetAllBut(List<String> members) {
+        remotes.keySet().removeIf(name -> {
+            if (members.contains(name)) {
+                return false;
+            }
+            remotes.get(name).close();
+            return true;
+        });
+    }
+
     private Replica replica(String member) {
         if (member.equals(membership.self())) {
             return local;
         }
-        return remotes.computeIfAbsent(member, name -> new RemoteReplica(name, peerSettings));
+        return remotes.computeIfAbsent(member, name -> new RemoteReplica(name, peerSettings, monitors.of(name)));
     }
 
     @Override

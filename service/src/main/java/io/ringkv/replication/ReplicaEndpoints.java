@@ -33,6 +33,11 @@ public class ReplicaEndpoints {
         this.clock = clock;
     }
 
+    @GetMapping(path = InternalApi.IDENTITY, produces = MediaType.TEXT_PLAIN_VALUE)
+    public String identity() {
+        return local.name();
+    }
+
     @GetMapping(path = InternalApi.RECORD, produces = MediaType.APPLICATION_OCTET_STREAM_VALUE)
     public Mono<ResponseEntity<byte[]>> read(@RequestParam("id") String id) {
         return local.read(bytes(id))

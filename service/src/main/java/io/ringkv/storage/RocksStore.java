@@ -29,6 +29,9 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
 import org.rocksdb.Snapshot;
+import org.rocksdb.Statistics;
+import org.rocksdb.StatsLevel;
+import org.rocksdb.TickerType;
 import org.rocksdb.TtlDB;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
@@ -65,6 +68,7 @@ public final class RocksStore implements AutoCloseable {
     private final ColumnFamilyOptions liveOptions;
     private final ColumnFamilyOptions tombstoneOptions;
     private final DBOptions dbOptions;
+    private final Statistics statistics;
     private final WriteOptions writeOptions;
     private final TtlDB db;
     private final ColumnFamilyHandle live;
@@ -113,7 +117,12 @@ public final class RocksStore implements AutoCloseable {
                 // dropped: compact every file at least once per grace period.
                 .setPeriodicCompactionSeconds(graceSeconds(settings));
 
+        // Without the detailed timers (the costly part) statistics are cheap enough to leave on; their
+        // block-cache tickers tell whether block-cache-size fits the working set.
+        statistics = new Statistics();
+        statistics.setStatsLevel(StatsLevel.EXCEPT_DETAILED_TIMERS);
         dbOptions = new DBOptions()
+                .setStatistics(statistics)
                 .setCreateIfMissing(true)
                 .setCreateMissingColumnFamilies(true)
                 // Two cores: one flush and one compaction thread at a time.
@@ -233,6 +242,15 @@ public final class RocksStore implements AutoCloseable {
         return guarded(() -> db.getLongProperty(live, name) + db.getLongProperty(tombstones, name));
     }
 
+    /** Block reads served by the block cache since the store opened, as a share of all block reads. */
+    public double blockCacheHitRatio() {
+        return guarded(() -> {
+            long hits = statistics.getTickerCount(TickerType.BLOCK_CACHE_HIT);
+            long misses = statistics.getTickerCount(TickerType.BLOCK_CACHE_MISS);
+            return hits + misses == 0 ? Double.NaN : (double) hits / (hits + misses);
+        });
+    }
+
     /** Closes open cursors, then the column families, the database and last the options they use. */
     @Override
     public void close() {
@@ -254,6 +272,7 @@ public final class RocksStore implements AutoCloseable {
             db.close();
             writeOptions.close();
             dbOptions.close();
+            statistics.close();
             liveOptions.close();
             tombstoneOptions.close();
             bloomFilter.close();

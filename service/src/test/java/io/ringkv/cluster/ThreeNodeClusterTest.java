@@ -41,6 +41,21 @@ class ThreeNodeClusterTest {
     }
 
     @Test
+    void everyNodeShowsTheSameRingAtClusterEndpoint() {
+        List<String> names = cluster.nodes().stream().map(TestNode::url).sorted().toList();
+        for (TestNode node : cluster.nodes()) {
+            node.client().get().uri("/v0/cluster").exchange()
+                    .expectStatus().isOk()
+                    .expectBody()
+                    .jsonPath("$.self").isEqualTo(node.url())
+                    .jsonPath("$.version").isEqualTo(1)
+                    .jsonPath("$.known").isEqualTo(true)
+                    .jsonPath("$.members[*].name").isEqualTo(names)
+                    .jsonPath("$.members[*].address").isEqualTo(List.of("127.0.0.1", "127.0.0.1", "127.0.0.1"));
+        }
+    }
+
+    @Test
     void everyNodeReadsWhatAnyOtherWrote() {
         for (int writer = 0; writer < 3; writer++) {
             for (int i = 0; i < 20; i++) {

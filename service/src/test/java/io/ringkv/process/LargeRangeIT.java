@@ -50,7 +50,11 @@ class LargeRangeIT {
                     "--ringkv.data-dir=" + dir.resolve("data" + i),
                     "--ringkv.cluster.self=http://127.0.0.1:" + ports.get(i),
                     "--ringkv.cluster.peers=" + peers,
-                    "--ringkv.replication.timeout=10s"));
+                    // This test is about memory, not about overload: on a busy CI machine the fill must
+                    // not trip the breakers or time out.
+                    "--ringkv.replication.timeout=10s",
+                    "--ringkv.health.breaker.slow-call-threshold=10s",
+                    "--ringkv.health.breaker.failure-rate=100"));
         }
         for (NodeProcess node : nodes) {
             node.startAndAwait(Duration.ofSeconds(120));

@@ -1,0 +1,134 @@
+package io.ringkv.health;
+
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.springframework.web.reactive.function.client.WebClientResponseException;
+
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Watches one peer: every call to it passes through its circuit breaker, which stops calls to a
+ * peer that fails or is slow, so that requests needing it fail at once instead of after the
+ * timeout, and lets a few probe calls through later so that a healed peer returns by itself.
+ */
+public final class PeerMonitor {
+
+    private final String peer;
+    private final CircuitBreaker breaker;
+    private final AtomicReference<Instant> lastSuccess = new AtomicReference<>();
+    private final AtomicBoolean lastCallFailed = new AtomicBoolean();
+
+    private final MeterRegistry meters;
+
+    public PeerMonitor(String peer, BreakerSettings settings, MeterRegistry meters) {
+        this.peer = peer;
+        this.meters = meters;
+        this.breaker = CircuitBreaker.of("peer " + peer, CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(settings.windowSize())
+                .minimumNumberOfCalls(settings.minimumCalls())
+                .failureRateThreshold(settings.failureRatePercent())
+                .slowCallDurationThreshold(settings.slowCallThreshold())
+                .slowCallRateThreshold(settings.slowCallRatePercent())
+                .waitDurationInOpenState(settings.openFor())
+                .permittedNumberOfCallsInHalfOpenState(settings.probeCalls())
+                // Show HALF_OPEN in health when the wait is over, not only at the next call.
+                .automaticTransitionFromOpenToHalfOpenEnabled(true)
+                // A 4xx is this node's mistake (or a bad request passed on), not a sick peer.
+                .recordException(PeerMonitor::isPeerFailure)
+                .build());
+        Gauge.builder("ringkv.replica.breaker.state", breaker, PeerMonitor::breakerLevel)
+                .description("The peer's circuit breaker: 0 closed, 1 half-open, 2 open")
+                .tag("peer", peer)
+                .register(meters);
+    }
+
+    private static double breakerLevel(CircuitBreaker breaker) {
+        return switch (breaker.getState()) {
+            case CLOSED, DISABLED, METRICS_ONLY -> 0;
+            case HALF_OPEN -> 1;
+            case OPEN, FORCED_OPEN -> 2;
+        };
+    }
+
+    static boolean isPeerFailure(Throwable error) {
+        return !(error instanceof WebClientResponseException response && response.getStatusCode().is4xxClientError());
+    }
+
+    public String peer() {
+        return peer;
+    }
+
+    /**
+     * A point call to the peer, judged by the breaker and timed per operation and outcome; refused
+     * at once while the breaker is open.
+     */
+    public <T> Mono<T> guard(String operation, Mono<T> call) {
+        return Mono.defer(() -> {
+            Timer.Sample sample = Timer.start(meters);
+            return call
+                    .doOnSuccess(ignored -> {
+                        succeeded();
+                        sample.stop(callTimer(operation, "success"));
+                    })
+                    .doOnError(error -> {
+                        failed(error);
+                        sample.stop(callTimer(operation, "failure"));
+                    })
+                    .transformDeferred(CircuitBreakerOperator.of(breaker))
+                    .doOnError(CallNotPermittedException.class, rejected -> sample.stop(callTimer(operation, "rejected")));
+        });
+    }
+
+    private Timer callTimer(String operation, String outcome) {
+        return Timer.builder("ringkv.replica.calls")
+                .description("Calls from this node to a peer's replica endpoints")
+                .tags("peer", peer, "operation", operation, "outcome", outcome)
+                .publishPercentileHistogram()
+                .register(meters);
+    }
+
+    /**
+     * A stream from the peer. It is refused while the breaker is open, but not judged by it: a long
+     * range is not a slow peer.
+     */
+    public <T> Flux<T> guardStream(Flux<T> stream) {
+        return Flux.defer(() -> breaker.getState() == CircuitBreaker.State.OPEN
+                ? Flux.error(CallNotPermittedException.createCallNotPermittedException(breaker))
+                : stream.doOnComplete(this::succeeded));
+    }
+
+    private void succeeded() {
+        lastSuccess.set(Instant.now());
+        lastCallFailed.set(false);
+    }
+
+    private void failed(Throwable error) {
+        if (isPeerFailure(error)) {
+            lastCallFailed.set(true);
+        }
+    }
+
+    public PeerState state() {
+        return PeerState.of(breaker.getState(), lastCallFailed.get());
+    }
+
+    public CircuitBreaker.State breakerState() {
+        return breaker.getState();
+    }
+
+    /** When a call to the peer last succeeded; null if none has. */
+    public Instant lastSuccess() {
+        return lastSuccess.get();
+    }
+}

@@ -1,0 +1,193 @@
+package io.ringkv.ring;
+
+import java.net.InetAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.resolver.dns.DnsNameResolver;
+import io.netty.resolver.dns.DnsNameResolverBuilder;
+import io.netty.util.concurrent.Future;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Finds the members through a DNS name that resolves to every node's address: a Kubernetes
+ * headless Service, or a Docker network alias. Each round it resolves that name with Netty's
+ * non-blocking resolver (which honours the records' TTLs; the JVM's own DNS cache is not
+ * involved), asks each new address for its node's stable name, probes the current members, and
+ * hands what it saw to {@link MembershipTracker}, which damps the changes.
+ */
+public final class DnsDiscovery implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(DnsDiscovery.class);
+
+    private final ClusterMembership membership;
+    private final MembershipTracker tracker;
+    private final String dnsName;
+    private final int port;
+    private final String scheme;
+    private final Duration refreshInterval;
+    private final Function<URI, Mono<String>> identify;
+    private final Function<String, Mono<Boolean>> probe;
+    private final Map<String, String> nameByAddress = new ConcurrentHashMap<>();
+    private final EventLoopGroup dnsLoop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final DnsNameResolver resolver;
+    private volatile Disposable rounds;
+
+    /**
+     * @param identify asks the node at a base URL for its name
+     * @param probe    calls a member by its name; true if it answered
+     */
+    public DnsDiscovery(ClusterMembership membership, String dnsName, Duration refreshInterval, int removalAfter,
+            Function<URI, Mono<String>> identify, Function<String, Mono<Boolean>> probe) {
+        this.membership = membership;
+        this.tracker = new MembershipTracker(membership.self(), removalAfter);
+        this.dnsName = dnsName;
+        URI self = URI.create(membership.self());
+        this.port = self.getPort();
+        this.scheme = self.getScheme();
+        this.refreshInterval = refreshInterval;
+        this.identify = identify;
+        this.probe = probe;
+        this.resolver = new DnsNameResolverBuilder(dnsLoop.next())
+                .datagramChannelType(NioDatagramChannel.class)
+                .build();
+    }
+
+    /** The address a member was last discovered at, if any. */
+    public String addressOf(String member) {
+        return nameByAddress.entrySet().stream()
+                .filter(entry -> entry.getValue().equals(member))
+                .map(Map.Entry::getKey)
+                .findFirst()
+                .orElse(null);
+    }
+
+    Mono<Void> round() {
+        return resolveAll(dnsName)
+                // An address gone from DNS may come back as another pod: forget whose it was.
+                .doOnNext(addresses -> nameByAddress.keySet().retainAll(Set.copyOf(addresses)))
+                .flatMap(addresses -> Flux.fromIterable(addresses)
+                        .flatMap(address -> nameAt(address).map(name -> Map.entry(address, name)))
+                        .collectList()
+                        .flatMap(named -> {
+                            Set<String> listed = new HashSet<>();
+                            named.forEach(entry -> listed.add(entry.getValue()));
+                            return probeMembers(listed);
+                        }))
+                .doOnNext(seen -> {
+                    membership.markKnown();
+                    tracker.observe(seen.answered(), seen.listed()).ifPresent(membership::update);
+                })
+                .then();
+    }
+
+    private record Seen(Set<String> answered, Set<String> listed) {
+    }
+
+    /** Asks a new address for its name once; a known address keeps the name it gave. */
+    private Mono<String> nameAt(String address) {
+        String known = nameByAddress.get(address);
+        if (known != null) {
+            return Mono.just(known);
+        }
+        return identify.apply(URI.create(scheme + "://" + hostLiteral(address) + ":" + port))
+                .doOnNext(name -> nameByAddress.put(address, name))
+                .onErrorResume(error -> {
+                    log.debug("{} did not tell its name: {}", address, error.toString());
+                    return Mono.empty();
+                });
+    }
+
+    /**
+     * Probes every member and every newly listed name. A member that does not answer is still
+     * listed when its own name resolves: down, but not gone.
+     */
+    private Mono<Seen> probeMembers(Set<String> listedByAddress) {
+        Set<String> candidates = new HashSet<>(membership.ring().members());
+        candidates.addAll(listedByAddress);
+        candidates.remove(membership.self());
+        Set<String> answered = ConcurrentHashMap.newKeySet();
+        Set<String> listed = ConcurrentHashMap.newKeySet();
+        listed.addAll(listedByAddress);
+        return Flux.fromIterable(candidates)
+                .flatMap(name -> probe.apply(name)
+                        .onErrorReturn(false)
+                        .flatMap(ok -> {
+                            if (ok) {
+                                answered.add(name);
+                                listed.add(name);
+                                return Mono.empty();
+                            }
+                            return resolveAll(URI.create(name).getHost())
+                                    .doOnNext(addresses -> {
+                                        if (!addresses.isEmpty()) {
+                                            listed.add(name);
+                                        }
+                                    })
+                                    .onErrorResume(error -> Mono.empty())
+                                    .then();
+                        }))
+                .then(Mono.fromSupplier(() -> new Seen(Set.copyOf(answered), Set.copyOf(listed))));
+    }
+
+    private Mono<List<String>> resolveAll(String host) {
+        return Mono.<List<InetAddress>>create(sink -> {
+            Future<List<InetAddress>> lookup = resolver.resolveAll(host);
+            lookup.addListener(done -> {
+                if (lookup.isSuccess()) {
+                    sink.success(lookup.getNow());
+                } else {
+                    sink.error(lookup.cause());
+                }
+            });
+        }).map(addresses -> addresses.stream().map(InetAddress::getHostAddress).distinct().toList());
+    }
+
+    private static String hostLiteral(String address) {
+        return address.contains(":") ? "[" + address + "]" : address;
+    }
+
+    @Override
+    public void start() {
+        rounds = Flux.interval(Duration.ZERO, refreshInterval)
+                .onBackpressureDrop()
+                .concatMap(tick -> round()
+                        .timeout(refreshInterval.multipliedBy(3))
+                        .onErrorResume(error -> {
+                            log.warn("discovery through {} failed this round: {}", dnsName, error.toString());
+                            return Mono.empty();
+                        }), 1)
+                .subscribe();
+        log.info("discovering members through {} every {}", dnsName, refreshInterval);
+    }
+
+    @Override
+    public void stop() {
+        if (rounds != null) {
+            rounds.dispose();
+        }
+        resolver.close();
+        dnsLoop.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    @Override
+    public boolean isRunning() {
+        return rounds != null && !rounds.isDisposed();
+    }
+}

@@ -1,0 +1,62 @@
+package io.ringkv.ring;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Decides who is on the ring from what discovery sees each round, with damping: a name joins once
+ * it has answered, and leaves only after it has been absent from DNS for {@code removalAfter}
+ * consecutive rounds. A member that is listed but does not answer (a pod that is down but still
+ * published) stays: it is unreachable, not gone. This node is always a member. Plain Java, no I/O.
+ */
+public final class MembershipTracker {
+
+    private final String self;
+    private final int removalAfter;
+    private final Set<String> members = new TreeSet<>();
+    private final Map<String, Integer> missedRounds = new HashMap<>();
+
+    public MembershipTracker(String self, int removalAfter) {
+        if (removalAfter < 1) {
+            throw new IllegalArgumentException("removalAfter must be at least 1");
+        }
+        this.self = self;
+        this.removalAfter = removalAfter;
+        members.add(self);
+    }
+
+    /**
+     * Takes one discovery round.
+     *
+     * @param answered names that answered this round (they are reachable)
+     * @param listed   names DNS still lists this round, answered or not
+     * @return the new members when they changed
+     */
+    public Optional<Set<String>> observe(Set<String> answered, Set<String> listed) {
+        boolean changed = false;
+        for (String name : answered) {
+            changed |= members.add(name);
+            missedRounds.remove(name);
+        }
+        for (String member : Set.copyOf(members)) {
+            if (member.equals(self) || answered.contains(member) || listed.contains(member)) {
+                missedRounds.remove(member);
+                continue;
+            }
+            int missed = missedRounds.merge(member, 1, Integer::sum);
+            if (missed >= removalAfter) {
+                members.remove(member);
+                missedRounds.remove(member);
+                changed = true;
+            }
+        }
+        return changed ? Optional.of(Set.copyOf(members)) : Optional.empty();
+    }
+
+    public Set<String> members() {
+        return Set.copyOf(members);
+    }
+}

@@ -1,0 +1,59 @@
+package io.ringkv.ring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Optional;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+class MembershipTrackerTest {
+
+    private static final String SELF = "http://a:8080";
+    private static final String B = "http://b:8080";
+    private static final String C = "http://c:8080";
+
+    private final MembershipTracker tracker = new MembershipTracker(SELF, 3);
+
+    @Test
+    void startsWithItselfAndAddsNamesThatAnswered() {
+        assertThat(tracker.members()).containsExactly(SELF);
+        assertThat(tracker.observe(Set.of(B, C), Set.of(B, C))).contains(Set.of(SELF, B, C));
+        assertThat(tracker.observe(Set.of(B, C), Set.of(B, C))).as("no change, no new ring").isEmpty();
+    }
+
+    @Test
+    void aListedNameThatDoesNotAnswerDoesNotJoin() {
+        assertThat(tracker.observe(Set.of(), Set.of(B))).isEmpty();
+        assertThat(tracker.members()).containsExactly(SELF);
+    }
+
+    @Test
+    void aMemberThatIsListedButDownStays() {
+        tracker.observe(Set.of(B), Set.of(B));
+        for (int round = 0; round < 10; round++) {
+            assertThat(tracker.observe(Set.of(), Set.of(B))).isEmpty();
+        }
+        assertThat(tracker.members()).contains(B);
+    }
+
+    @Test
+    void aMemberLeavesOnlyAfterBeingAbsentForSeveralRoundsInARow() {
+        tracker.observe(Set.of(B, C), Set.of(B, C));
+        assertThat(tracker.observe(Set.of(B), Set.of(B))).isEmpty();
+        assertThat(tracker.observe(Set.of(B), Set.of(B))).isEmpty();
+        // Back for one round: the count starts again.
+        assertThat(tracker.observe(Set.of(B), Set.of(B, C))).isEmpty();
+        assertThat(tracker.observe(Set.of(B), Set.of(B))).isEmpty();
+        assertThat(tracker.observe(Set.of(B), Set.of(B))).isEmpty();
+        assertThat(tracker.observe(Set.of(B), Set.of(B))).isEqualTo(Optional.of(Set.of(SELF, B)));
+    }
+
+    @Test
+    void neverRemovesItself() {
+        for (int round = 0; round < 5; round++) {
+            tracker.observe(Set.of(), Set.of());
+        }
+        assertThat(tracker.members()).containsExactly(SELF);
+    }
+}
