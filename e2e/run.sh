@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# End-to-end test of the Helm chart on a real Kubernetes cluster: the one KUBECONFIG points at.
+#
+#   e2e/run.sh                      # against the current cluster
+#   KUBE_LOCAL=1 e2e/run.sh         # start ../shared/kube-local first, and stop it afterwards
+#
+# Needs docker (to build the images), kubectl and helm. Images are built locally and loaded into
+# the cluster with $LOAD_IMAGE (default: kube-local's load-image.sh when it is beside the checkout;
+# for kind: LOAD_IMAGE="kind load docker-image"). Everything it creates lives in a fresh
+# namespace, removed at the end whether the test passed or not.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+KL=../shared/kube-local
+NAMESPACE=${E2E_NAMESPACE:-ringkv-e2e-$(date +%s)}
+RELEASE=ringkv
+TAG=${RINGKV_IMAGE_TAG:-e2e-$(git rev-parse --short HEAD 2>/dev/null || date +%s)}
+BUSYBOX_IMAGE=ringkv-e2e/busybox:${TAG}
+PF_PIDS=()
+STEP_STARTED=$SECONDS
+STEP=""
+
+log() { printf '[e2e %4ss] %s\n' "$((SECONDS - STEP_STARTED))" "$*"; }
+STEP_RESULT=PASS
+step() {
+  [ -z "$STEP" ] || printf '==> %s %s (%ss)\n' "$STEP_RESULT" "$STEP" "$((SECONDS - STEP_STARTED))"
+  STEP_RESULT=PASS
+  STEP=$1
+  STEP_STARTED=$SECONDS
+  printf '\n==> %s\n' "$STEP"
+}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+if [ "${KUBE_LOCAL:-}" = 1 ]; then
+  "$KL/build.sh" >/dev/null
+  "$KL/up.sh" >/dev/null
+  eval "$("$KL/up.sh" --print-env)"
+fi
+if [ -z "${LOAD_IMAGE:-}" ] && [ -x "$KL/load-image.sh" ]; then
+  LOAD_IMAGE="$KL/load-image.sh"
+fi
+[ -n "${LOAD_IMAGE:-}" ] || fail "set LOAD_IMAGE to a command that loads a local image into the cluster"
+for tool in kubectl helm docker curl; do
+  command -v "$tool" >/dev/null || fail "$tool is needed"
+done
+
+k() { kubectl -n "$NAMESPACE" "$@"; }
+
+on_exit() {
+  local status=$?
+  for pid in "${PF_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  if [ $status -ne 0 ]; then
+    echo "==> FAILED in: $STEP; what the cluster says:" >&2
+    k get events --sort-by=.lastTimestamp 2>&1 | tail -n 40 >&2 || true
+    k describe pods 2>&1 | tail -n 120 >&2 || true
+    for pod in $(k get pods -o name 2>/dev/null); do
+      echo "--- last log lines of $pod" >&2
+      k logs "$pod" --all-containers --tail=30 2>&1 >&2 || true
+    done
+  fi
+  echo "==> cleaning up namespace $NAMESPACE"
+  helm uninstall "$RELEASE" -n "$NAMESPACE" --wait --timeout 2m >/dev/null 2>&1 || true
+  kubectl delete namespace "$NAMESPACE" --wait=true --timeout=2m >/dev/null 2>&1 || true
+  if [ "${KUBE_LOCAL:-}" = 1 ]; then "$KL/down.sh" >/dev/null || true; fi
+  [ $status -eq 0 ] && echo "==> e2e PASSED" || echo "==> e2e FAILED" >&2
+  exit $status
+}
+trap on_exit EXIT
+
+# Forwards a local port to a pod or service and waits until it answers; prints the base URL.
+forward() {
+  local target=$1 port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  k port-forward "$target" "$port:8080" >/dev/null 2>&1 &
+  PF_PIDS+=($!)
+  for _ in $(seq 1 50); do
+    curl -fs -o /dev/null "http://127.0.0.1:$port/v0/status" && { echo "http://127.0.0.1:$port"; return; }
+    sleep 0.2
+  done
+  fail "port-forward to $target did not answer"
+}
+stop_forwards() {
+  for pid in "${PF_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  PF_PIDS=()
+}
+
+# Polls a command until it succeeds, for at most $1 seconds.
+eventually() {
+  local timeout=$1; shift
+  local deadline=$((SECONDS + timeout))
+  until "$@"; do
+    [ $SECONDS -lt $deadline ] || return 1
+    sleep 2
+  done
+}
+
+# The sorted member names of one pod's /v0/cluster.
+members_of() {
+  local base
+  base=$(forward "pod/$1")
+  curl -fs "$base/v0/cluster" 2>/dev/null | python3 -c '
+import json, sys
+try:
+    print(" ".join(sorted(m["name"] for m in json.load(sys.stdin)["members"])))
+except ValueError:
+    print("")' || true
+  stop_forwards
+}
+expected_members() {
+  local n=$1 i names=()
+  for i in $(seq 0 $((n - 1))); do
+    names+=("http://$RELEASE-$i.$RELEASE-headless.$NAMESPACE.svc.cluster.local:8080")
+  done
+  printf '%s\n' "${names[@]}" | sort | xargs
+}
+all_pods_see() {
+  local n=$1 want pod
+  want=$(expected_members "$n")
+  for pod in $(k get pods -l app.kubernetes.io/instance="$RELEASE",app.kubernetes.io/name=ringkv -o jsonpath='{.items[*].metadata.name}'); do
+    [ "$(members_of "$pod")" = "$want" ] || return 1
+  done
+}
+expect_status() { # expected method url [data]
+  local expected=$1 method=$2 url=$3 got
+  got=$(curl -s -o /dev/null -w '%{http_code}' -X "$method" ${4:+--data-binary "$4"} "$url")
+  [ "$got" = "$expected" ] || fail "$method $url answered $got, expected $expected"
+}
+
+step "1/9 build the images and load them into the cluster"
+bin/with-jdk ./mvnw -B -q -DskipTests package
+RINGKV_IMAGE_TAG=$TAG bin/build-image
+busybox_dir=$(mktemp -d)
+cp "$(command -v busybox)" "$busybox_dir/busybox"
+printf 'FROM scratch\nCOPY busybox /bin/busybox\nRUN ["/bin/busybox", "--install", "-s", "/bin"]\nUSER 10001\n' >"$busybox_dir/Dockerfile"
+docker build -q -t "$BUSYBOX_IMAGE" "$busybox_dir" >/dev/null
+rm -rf "$busybox_dir"
+$LOAD_IMAGE "ringkv:$TAG" "$BUSYBOX_IMAGE"
+
+step "2/9 helm install --wait, 3 replicas"
+kubectl create namespace "$NAMESPACE" >/dev/null
+helm install "$RELEASE" helm/ringkv -n "$NAMESPACE" --wait --timeout 5m \
+  --set fullnameOverride="$RELEASE" \
+  --set replicaCount=3 \
+  --set image.tag="$TAG" \
+  --set volumePermissions.enabled=true \
+  --set cluster.discoveryRefreshInterval=2s \
+  --set tests.image.repository="${BUSYBOX_IMAGE%:*}" --set tests.image.tag="$TAG" >/dev/null
+k get pods -o wide
+
+step "3/9 every pod sees the same 3 members by their stable names; helm test passes"
+eventually 60 all_pods_see 3 || fail "the pods do not agree on $(expected_members 3)"
+log "members: $(expected_members 3)"
+helm test "$RELEASE" -n "$NAMESPACE" --logs --timeout 3m | tail -n 5
+
+step "4/9 PUT, GET and a range through the client Service"
+svc=$(forward "svc/$RELEASE")
+for replicas in 2/3 3/3; do
+  for i in 1 2 3; do
+    expect_status 201 PUT "$svc/v0/entity?id=e2e-$i&replicas=$replicas" "value-$i-$replicas"
+    [ "$(curl -fs "$svc/v0/entity?id=e2e-$i&replicas=$replicas")" = "value-$i-$replicas" ] || fail "GET e2e-$i with $replicas"
+  done
+done
+range=$(curl -fs "$svc/v0/entities?start=e2e-&end=e2e-9" | tr '\n' ' ')
+[ "$range" = "e2e-1 value-1-3/3e2e-2 value-2-3/3e2e-3 value-3-3/3" ] || fail "the range returned: $range"
+stop_forwards
+log "2/3 and 3/3 writes and reads, and the range, are right"
+
+step "5/9 a deleted pod: 2/3 keeps working, it comes back under its name with its data"
+pod0=$(forward "pod/$RELEASE-0")
+expect_status 201 PUT "$pod0/v0/entity?id=survivor&replicas=3/3" kept
+old_ip=$(k get pod "$RELEASE-2" -o jsonpath='{.status.podIP}')
+old_uid=$(k get pod "$RELEASE-2" -o jsonpath='{.metadata.uid}')
+k delete pod "$RELEASE-2" --wait=false >/dev/null
+# Until the StatefulSet's new pod is ready, every round writes and reads with 2/3.
+rounds=0
+deadline=$((SECONDS + 180))
+until [ "$(k get pod "$RELEASE-2" -o jsonpath='{.metadata.uid}' 2>/dev/null)" != "$old_uid" ] \
+    && k wait --for=condition=Ready "pod/$RELEASE-2" --timeout=1s >/dev/null 2>&1; do
+  [ $SECONDS -lt $deadline ] || fail "$RELEASE-2 was not recreated"
+  rounds=$((rounds + 1))
+  expect_status 201 PUT "$pod0/v0/entity?id=while-down-$rounds&replicas=2/3" v
+  expect_status 200 GET "$pod0/v0/entity?id=survivor&replicas=2/3"
+  sleep 0.5
+done
+stop_forwards
+new_ip=$(k get pod "$RELEASE-2" -o jsonpath='{.status.podIP}')
+log "$rounds rounds of 2/3 writes and reads succeeded while $RELEASE-2 was replaced ($old_ip -> $new_ip)"
+eventually 60 all_pods_see 3 || fail "$RELEASE-2 did not rejoin under its name"
+secret=$(k get secret "$RELEASE" -o jsonpath='{.data.cluster-secret}' | base64 -d)
+pod2=$(forward "pod/$RELEASE-2")
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Ringkv-Cluster-Secret: $secret" "$pod2/internal/v0/record?id=survivor")
+[ "$code" = 200 ] || fail "$RELEASE-2 lost its copy of 'survivor' ($code)"
+stop_forwards
+log "$RELEASE-2 still holds the key written before it was deleted"
+
+step "6/9 scale to 4: the new pod joins every ring; back to 3: it leaves"
+helm upgrade "$RELEASE" helm/ringkv -n "$NAMESPACE" --reuse-values --set replicaCount=4 --wait --timeout 5m >/dev/null
+eventually 90 all_pods_see 4 || fail "$RELEASE-3 did not join every ring"
+log "4 members on every pod"
+helm upgrade "$RELEASE" helm/ringkv -n "$NAMESPACE" --reuse-values --set replicaCount=3 --wait --timeout 5m >/dev/null
+k wait --for=delete "pod/$RELEASE-3" --timeout=3m >/dev/null 2>&1 || true
+eventually 90 all_pods_see 3 || fail "$RELEASE-3 did not leave the rings"
+log "3 members on every pod after the damping period"
+
+step "7/9 k6 inside the cluster"
+log "the chart's k6 loadtest Job is not there yet (it comes with the load-testing issue)"
+STEP_RESULT=SKIPPED
+
+step "8/9 the security context holds; internal endpoints need the cluster secret"
+uid=$(k exec "$RELEASE-0" -c ringkv -- id -u)
+[ "$uid" = 10001 ] || fail "the node runs as uid $uid"
+if k exec "$RELEASE-0" -c ringkv -- sh -c 'touch /should-not-exist' 2>/dev/null; then
+  fail "the root filesystem is writable"
+fi
+log "uid 10001, read-only root filesystem"
+forbidden=$(k run "probe-$$" --image="$BUSYBOX_IMAGE" --restart=Never --rm -i --quiet \
+  --overrides='{"spec":{"securityContext":{"runAsNonRoot":true,"runAsUser":10001}}}' \
+  -- sh -c "wget -S -O /dev/null http://$RELEASE:8080/internal/v0/identity 2>&1 | grep -m1 'HTTP/' || true")
+echo "$forbidden" | grep -q ' 403' || fail "internal endpoint without the secret answered: $forbidden"
+log "internal endpoint without the secret: $forbidden"
+
+step "9/9 helm uninstall"
+helm uninstall "$RELEASE" -n "$NAMESPACE" --wait --timeout 2m >/dev/null
+[ -z "$(k get statefulset -o name 2>/dev/null)" ] || fail "the StatefulSet is still there"
+printf '==> PASS %s (%ss)\n' "$STEP" "$((SECONDS - STEP_STARTED))"
