@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.web.reactive.function.client.WebClient;
@@ -50,6 +51,17 @@ class SlowNodeLatencyTest {
             // below the 50 ms that waiting for the slow replica would cost every request.
             assertThat(ms(percentile(twoOfThree, 99))).isLessThan(45);
             assertThat(ms(percentile(threeOfThree, 50))).isGreaterThanOrEqualTo(50);
+
+            // The slow replica is not cancelled when the client has its answer: it applies the write too.
+            for (int i = 0; i < 20; i++) {
+                coordinators.get(0).put().uri("/v0/entity?id=late{i}&replicas=2/3", i).bodyValue("v".getBytes())
+                        .retrieve().toBodilessEntity().block(Duration.ofSeconds(10));
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                for (int i = 0; i < 20; i++) {
+                    c.client().get().uri("/internal/v0/record?id=late{i}", i).exchange().expectStatus().isOk();
+                }
+            });
         }
     }
 
