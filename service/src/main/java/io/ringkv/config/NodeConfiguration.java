@@ -114,7 +114,8 @@ public class NodeConfiguration {
         SettingsValidator.positive("ringkv.replication.timeout", replication.timeout().toMillis());
         SettingsValidator.positive("ringkv.replication.max-connections", replication.maxConnections());
         var peers = new PeerClientSettings(replication.timeout(), replication.maxConnections(),
-                properties.cluster().secret(), EntityRequests.MAX_KEY_BYTES, maxValueBytes(properties));
+                properties.cluster().secret(), EntityRequests.MAX_KEY_BYTES, maxValueBytes(properties),
+                properties.cluster().discovery().refreshInterval());
         return new ReplicaDirectory(membership, localReplica, peers, peerMonitors);
     }
 

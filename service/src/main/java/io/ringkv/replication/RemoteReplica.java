@@ -52,6 +52,7 @@ public final class RemoteReplica implements Replica, AutoCloseable {
                 .maxIdleTime(Duration.ofSeconds(30))
                 .build();
         HttpClient http = HttpClient.create(connections)
+                .resolver(dns -> dns.cacheMaxTimeToLive(settings.dnsCacheMaxTtl()).cacheNegativeTimeToLive(Duration.ZERO))
                 .responseTimeout(settings.timeout());
         WebClient.Builder builder = WebClient.builder()
                 .baseUrl(name)

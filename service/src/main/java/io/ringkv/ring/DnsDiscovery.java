@@ -28,8 +28,8 @@ import reactor.core.publisher.Mono;
 /**
  * Finds the members through a DNS name that resolves to every node's address: a Kubernetes
  * headless Service, or a Docker network alias. Each round it resolves that name with Netty's
- * non-blocking resolver (which honours the records' TTLs; the JVM's own DNS cache is not
- * involved), asks each new address for its node's stable name, probes the current members, and
+ * non-blocking resolver (which honours the records' TTLs up to the refresh interval; the JVM's
+ * own DNS cache is not involved), asks each new address for its node's stable name, probes the current members, and
  * hands what it saw to {@link MembershipTracker}, which damps the changes.
  */
 public final class DnsDiscovery implements SmartLifecycle {
@@ -64,8 +64,13 @@ public final class DnsDiscovery implements SmartLifecycle {
         this.refreshInterval = refreshInterval;
         this.identify = identify;
         this.probe = probe;
+        // Records are cached for their TTL, but never longer than one round: Docker's DNS answers
+        // with a TTL of 600 s, which would hide a node that left or came back for ten minutes.
+        int maxTtlSeconds = (int) Math.max(1, refreshInterval.toSeconds());
         this.resolver = new DnsNameResolverBuilder(dnsLoop.next())
                 .datagramChannelType(NioDatagramChannel.class)
+                .ttl(0, maxTtlSeconds)
+                .negativeTtl(0)
                 .build();
     }
 

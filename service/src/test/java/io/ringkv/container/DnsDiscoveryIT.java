@@ -1,0 +1,281 @@
+package io.ringkv.container;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
+
+import io.ringkv.container.NodeClient.ClusterView;
+import io.ringkv.container.NodeClient.Member;
+import io.ringkv.container.RingkvCluster.Node;
+
+/**
+ * Nodes in containers find each other through DNS, as in Kubernetes: each node has a stable name
+ * of its own ({@code http://nodeN:8080}, its hostname and network alias, like a StatefulSet pod)
+ * and every node answers to the shared alias {@code ringkv} (like a headless Service). One cluster
+ * serves all the tests, in order: it starts with three nodes, loses one and gets it back on a new
+ * address, grows to four and shrinks back to three.
+ *
+ * <p>On a failure, the tail of every node's log is printed.
+ */
+@ExtendWith(DockerEngineCondition.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DnsDiscoveryIT {
+
+    private static final String SECRET = "it-" + UUID.randomUUID();
+    private static final Duration AGREEMENT = Duration.ofSeconds(60);
+    /** How long the others may take to report a stopped node unreachable. */
+    private static final Duration REPORTED_DOWN = Duration.ofSeconds(20);
+    /** How long a member gone from DNS may stay on the ring: five rounds of one second, and then some. */
+    private static final Duration DAMPING = Duration.ofSeconds(30);
+    private static final Set<String> UNREACHABLE = Set.of("DOWN", "SUSPECT");
+
+    private static RingkvCluster cluster;
+    private static final NodeClient client = new NodeClient();
+
+    @RegisterExtension
+    static final TestWatcher printLogsOnFailure = new TestWatcher() {
+        @Override
+        public void testFailed(ExtensionContext context, Throwable cause) {
+            if (cluster != null) {
+                System.out.println("[container tests] " + context.getDisplayName() + " failed: " + cause
+                        + "\nThe nodes' logs:\n" + cluster.logs());
+            }
+        }
+    };
+
+    @BeforeAll
+    static void startThreeNodes() {
+        String image = RingkvImage.name();
+        cluster = new RingkvCluster(image, SECRET, RingkvCluster.dnsDiscovery(SECRET));
+        cluster.start("node1", "node2", "node3");
+    }
+
+    @AfterAll
+    static void removeTheCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void threeNodesFindEachOtherThroughDnsAndAgreeOnOneRing() {
+        awaitRingEverywhere(names("node1", "node2", "node3"), AGREEMENT);
+        for (Node node : cluster.running()) {
+            ClusterView view = client.cluster(node.api());
+            assertThat(view.self()).as("self of %s in %s", node, view).isEqualTo(node.name());
+            assertThat(view.version()).as("version of %s in %s", node, view).isPositive();
+        }
+    }
+
+    @Test
+    @Order(2)
+    void everyNodeServesEveryKey() {
+        List<String> keys = new ArrayList<>();
+        for (Node writer : cluster.running()) {
+            for (int i = 0; i < 10; i++) {
+                String key = "key-" + writer.host() + "-" + i;
+                expect(client.putEntity(writer.api(), key, null, value(key)), 201, "PUT %s via %s", key, writer);
+                keys.add(key);
+            }
+        }
+        for (Node reader : cluster.running()) {
+            for (String key : keys) {
+                assertRead(reader, key, null);
+            }
+        }
+        // On every node, for the tests that follow.
+        putEverywhere("everywhere");
+        for (Node reader : cluster.running()) {
+            assertRead(reader, "everywhere", "3/3");
+        }
+    }
+
+    @Test
+    @Order(3)
+    void theInternalEndpointsNeedTheClusterSecret() {
+        for (Node node : cluster.running()) {
+            for (String path : List.of("/internal/v0/record?id=everywhere", "/internal/v0/identity")) {
+                expect(client.get(node.api(), path), 403, "GET %s on %s without the secret", path, node);
+                expect(client.get(node.api(), path, NodeClient.SECRET_HEADER, "not-" + SECRET), 403, "GET %s on %s with a wrong secret", path, node);
+                expect(client.get(node.api(), path, NodeClient.SECRET_HEADER, SECRET), 200, "GET %s on %s with the secret", path, node);
+            }
+        }
+    }
+
+    @Test
+    @Order(4)
+    void whileANodeIsStoppedTheOthersServeAndReportIt() {
+        putEverywhere("before-stop");
+        Node stopped = cluster.node("node2");
+        cluster.stop("node2");
+        Instant stoppedAt = Instant.now();
+        List<Node> others = cluster.running();
+
+        // Right away, before the damping period could take node2 off the ring (from=3 would then
+        // exceed the ring's size): two of three replicas are enough.
+        for (Node other : others) {
+            String key = "during-stop-" + other.host();
+            expect(client.putEntity(other.api(), key, "2/3", value(key)), 201, "PUT %s 2/3 via %s", key, other);
+            assertRead(other, "before-stop", "2/3");
+        }
+        System.out.printf("[container tests] 2/3 requests served %d ms after node2 stopped%n",
+                Duration.between(stoppedAt, Instant.now()).toMillis());
+
+        // Each other node reports node2 unreachable; its name no longer resolves, so once the
+        // damping period is over, it leaves their ring.
+        Map<String, List<String>> seen = new LinkedHashMap<>();
+        others.forEach(other -> seen.put(other.host(), new ArrayList<>()));
+        await().atMost(REPORTED_DOWN).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+            for (Node other : others) {
+                ClusterView view = viewOf(other);
+                Member member = view.member(stopped.name());
+                List<String> states = seen.get(other.host());
+                String state = member == null ? "LEFT" : member.state();
+                if (states.isEmpty() || !states.getLast().equals(state)) {
+                    states.add(state);
+                }
+            }
+            for (Node other : others) {
+                // (LEFT, off the ring, before any of these, would mean it was never reported unreachable.)
+                assertThat(seen.get(other.host())).as("node2's states as %s saw them (LEFT: off the ring)", other.host())
+                        .containsAnyElementsOf(UNREACHABLE);
+            }
+        });
+        System.out.printf("[container tests] node2 as the others saw it, after its stop: %s%n", seen);
+        awaitRingEverywhere(names("node1", "node3"), DAMPING);
+        System.out.printf("[container tests] node2 left the others' ring %d ms after its stop%n",
+                Duration.between(stoppedAt, Instant.now()).toMillis());
+    }
+
+    @Test
+    @Order(5)
+    void aRecreatedNodeRejoinsUnderItsNameOnANewAddressWithItsData() {
+        String oldIp = cluster.node("node2").ip();
+        Node node2 = cluster.recreate("node2");
+        assertThat(node2.ip()).as("the re-created container's address").isNotEqualTo(oldIp);
+        Instant startedAt = Instant.now();
+
+        awaitRingEverywhere(names("node1", "node2", "node3"), AGREEMENT);
+        await().atMost(AGREEMENT).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
+            for (Node other : List.of(cluster.node("node1"), cluster.node("node3"))) {
+                ClusterView view = viewOf(other);
+                Member member = view.member(node2.name());
+                assertThat(member).as("node2 in the view of %s: %s", other, view).isNotNull();
+                assertThat(member.state()).as("node2's state in the view of %s: %s", other, view).isEqualTo("UP");
+                assertThat(member.address()).as("node2's address in the view of %s: %s", other, view)
+                        .isIn(node2.ip(), null);
+            }
+        });
+        System.out.printf("[container tests] node2 (%s, was %s) back on every ring and UP %d ms after it was ready%n",
+                node2.ip(), oldIp, Duration.between(startedAt, Instant.now()).toMillis());
+
+        // Its volume came along: it holds what it stored before the stop. (The internal endpoint
+        // reads this node's own copy; a public read with 1/1 would ask the key's first replica.)
+        NodeClient.Response own = client.get(node2.api(), "/internal/v0/record?id=before-stop",
+                NodeClient.SECRET_HEADER, SECRET);
+        assertThat(own.status()).as("node2's own copy of before-stop: %s", own).isEqualTo(200);
+        assertThat(own.body()).as("node2's own copy of before-stop").endsWith(value("before-stop"));
+
+        // And it serves every key, those written while it was away included.
+        for (String key : List.of("before-stop", "everywhere", "during-stop-node1", "during-stop-node3", "key-node2-0")) {
+            assertRead(node2, key, null);
+        }
+    }
+
+    @Test
+    @Order(6)
+    void aFourthNodeJoinsEveryRing() {
+        Node node4 = cluster.start("node4").getFirst();
+        Instant startedAt = Instant.now();
+        awaitRingEverywhere(names("node1", "node2", "node3", "node4"), AGREEMENT);
+        System.out.printf("[container tests] node4 on every ring %d ms after it was ready%n",
+                Duration.between(startedAt, Instant.now()).toMillis());
+
+        expect(client.putEntity(node4.api(), "via-node4", null, value("via-node4")), 201, "PUT via node4");
+        for (Node reader : cluster.running()) {
+            assertRead(reader, "via-node4", null);
+        }
+    }
+
+    @Test
+    @Order(7)
+    void aRemovedNodeLeavesEveryRingAfterTheDampingPeriod() {
+        cluster.remove("node4");
+        Instant removedAt = Instant.now();
+        awaitRingEverywhere(names("node1", "node2", "node3"), DAMPING);
+        System.out.printf("[container tests] node4 off every ring %d ms after its container was removed%n",
+                Duration.between(removedAt, Instant.now()).toMillis());
+
+        // The ring has three members again: 2/3 is valid and served.
+        for (Node node : cluster.running()) {
+            String key = "after-scale-down-" + node.host();
+            expect(client.putEntity(node.api(), key, "2/3", value(key)), 201, "PUT %s 2/3", key);
+            assertRead(node, key, "2/3");
+        }
+    }
+
+    /** Waits until every running node lists exactly these members. */
+    private static void awaitRingEverywhere(List<String> ring, Duration atMost) {
+        await().atMost(atMost).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
+            for (Node node : cluster.running()) {
+                ClusterView view = viewOf(node);
+                assertThat(view.ring()).as("the ring of %s: %s", node, view).isEqualTo(ring);
+            }
+        });
+    }
+
+    /** A node's view; a node that does not answer fails the assertion (so that polling goes on). */
+    private static ClusterView viewOf(Node node) {
+        try {
+            return client.cluster(node.api());
+        } catch (UncheckedIOException e) {
+            throw new AssertionError(e.getMessage(), e);
+        }
+    }
+
+    /** Writes a key with 3/3 through node1: every running node holds it. */
+    private static void putEverywhere(String key) {
+        Node node1 = cluster.node("node1");
+        expect(client.putEntity(node1.api(), key, "3/3", value(key)), 201, "PUT %s 3/3", key);
+    }
+
+    private static void expect(NodeClient.Response response, int status, String what, Object... args) {
+        assertThat(response.status()).as("%s answered %s", String.format(what, args), response).isEqualTo(status);
+    }
+
+    private static void assertRead(Node reader, String key, String replicas) {
+        NodeClient.Response response = client.getEntity(reader.api(), key, replicas);
+        assertThat(response).as("GET %s%s via %s", key, replicas == null ? "" : " " + replicas, reader)
+                .isEqualTo(new NodeClient.Response(200, value(key)));
+    }
+
+    private static String value(String key) {
+        return "value of " + key;
+    }
+
+    private static List<String> names(String... hosts) {
+        return Arrays.stream(hosts).map(host -> "http://" + host + ":" + RingkvCluster.API_PORT).sorted().toList();
+    }
+}
