@@ -65,10 +65,6 @@ public final class PeerMonitor {
         return !(error instanceof WebClientResponseException response && response.getStatusCode().is4xxClientError());
     }
 
-    public String peer() {
-        return peer;
-    }
-
     /**
      * A point call to the peer, judged by the breaker and timed per operation and outcome; refused
      * at once while the breaker is open.
