@@ -71,7 +71,7 @@ public final class RemoteReplica implements Replica, AutoCloseable {
 
     @Override
     public Mono<Optional<Record>> read(byte[] key) {
-        return monitor.guard("read", client.get()
+        return guarded("read", client.get()
                 .uri(uri -> withKey(uri.path(InternalApi.RECORD), key))
                 .exchangeToMono(response -> {
                     if (response.statusCode().value() == HttpStatus.NOT_FOUND.value()) {
@@ -83,29 +83,30 @@ public final class RemoteReplica implements Replica, AutoCloseable {
                     return response.bodyToMono(byte[].class)
                             .defaultIfEmpty(new byte[0])
                             .map(bytes -> Optional.of(RecordCodec.decode(bytes)));
-                })
-                // Inside the guard, so that the breaker counts a peer that does not answer in time.
-                .timeout(timeout));
+                }));
     }
 
     @Override
     public Mono<Boolean> write(byte[] key, Record record) {
-        return monitor.guard("write", client.put()
+        return guarded("write", client.put()
                 .uri(uri -> withKey(uri.path(InternalApi.RECORD), key))
                 .contentType(MediaType.APPLICATION_OCTET_STREAM)
                 .bodyValue(RecordCodec.encode(record))
                 .retrieve()
                 .toBodilessEntity()
-                .thenReturn(true)
-                .timeout(timeout));
+                .thenReturn(true));
     }
 
     /** Whether the peer answers by its name, through its breaker: discovery's probe between requests. */
     public Mono<Boolean> probe() {
-        return monitor.guard("probe", client.get().uri(InternalApi.IDENTITY).retrieve().bodyToMono(String.class)
-                        .timeout(timeout))
+        return guarded("probe", client.get().uri(InternalApi.IDENTITY).retrieve().bodyToMono(String.class))
                 .map(name -> true)
                 .onErrorReturn(false);
+    }
+
+    /** The timeout goes inside the breaker's guard, so that the breaker counts a peer that does not answer in time. */
+    private <T> Mono<T> guarded(String operation, Mono<T> call) {
+        return monitor.guard(operation, call.timeout(timeout));
     }
 
     @Override
