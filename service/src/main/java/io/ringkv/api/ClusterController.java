@@ -37,10 +37,15 @@ public class ClusterController {
         var view = membership.view();
         DnsDiscovery dns = discovery.getIfAvailable();
         List<Member> members = view.ring().members().stream()
-                .map(name -> new Member(name,
-                        dns != null && dns.addressOf(name) != null ? dns.addressOf(name) : URI.create(name).getHost(),
+                .map(name -> new Member(name, addressOf(name, dns),
                         name.equals(membership.self()) ? PeerState.UP : monitors.of(name).state()))
                 .toList();
         return new ClusterView(membership.self(), view.version(), membership.isKnown(), members);
+    }
+
+    /** Where discovery last found the member, or else the host of its name. */
+    private static String addressOf(String name, DnsDiscovery dns) {
+        String discovered = dns == null ? null : dns.addressOf(name);
+        return discovered != null ? discovered : URI.create(name).getHost();
     }
 }

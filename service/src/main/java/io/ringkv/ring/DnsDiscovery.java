@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 import java.util.function.Function;
 
 import org.slf4j.Logger;
@@ -29,8 +30,8 @@ import reactor.core.publisher.Mono;
  * Finds the members through a DNS name that resolves to every node's address: a Kubernetes
  * headless Service, or a Docker network alias. Each round it resolves that name with Netty's
  * non-blocking resolver (which honours the records' TTLs up to the refresh interval; the JVM's
- * own DNS cache is not involved), asks each new address for its node's stable name, probes the current members, and
- * hands what it saw to {@link MembershipTracker}, which damps the changes.
+ * own DNS cache is not involved), asks each new address for its node's stable name, probes the
+ * current members, and hands what it saw to {@link MembershipTracker}, which damps the changes.
  */
 public final class DnsDiscovery implements SmartLifecycle {
 
@@ -88,13 +89,9 @@ public final class DnsDiscovery implements SmartLifecycle {
                 // An address gone from DNS may come back as another pod: forget whose it was.
                 .doOnNext(addresses -> nameByAddress.keySet().retainAll(Set.copyOf(addresses)))
                 .flatMap(addresses -> Flux.fromIterable(addresses)
-                        .flatMap(address -> nameAt(address).map(name -> Map.entry(address, name)))
-                        .collectList()
-                        .flatMap(named -> {
-                            Set<String> listed = new HashSet<>();
-                            named.forEach(entry -> listed.add(entry.getValue()));
-                            return probeMembers(listed);
-                        }))
+                        .flatMap(this::nameAt)
+                        .collect(Collectors.toSet())
+                        .flatMap(this::probeMembers))
                 .doOnNext(seen -> {
                     membership.markKnown();
                     tracker.observe(seen.answered(), seen.listed()).ifPresent(membership::update);
