@@ -291,14 +291,14 @@ export function textSummary(data, title) {
 }
 
 // handleSummary for a script: the text summary on stdout, the whole summary data (plus the
-// settings) as JSON to SUMMARY_JSON, by default loadtest/results/summary-<name>.json.
+// settings) as JSON to SUMMARY_JSON, by default loadtest/results/summary-<name>.json (none: no file).
 export function summaryHandler(title, name) {
   const path = env('SUMMARY_JSON', `loadtest/results/summary-${name || cfg.scenario}.json`);
   return function handleSummary(data) {
     data.ringkv = { config: cfg, title };
-    return {
-      stdout: textSummary(data, title),
-      [path]: JSON.stringify(data, null, 2),
-    };
+    const out = { stdout: textSummary(data, title) };
+    // "none": stdout only, for a read-only container (the chart's Job) or when no file is wanted.
+    if (path !== 'none') out[path] = JSON.stringify(data, null, 2);
+    return out;
   };
 }
