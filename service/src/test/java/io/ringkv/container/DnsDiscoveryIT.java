@@ -3,11 +3,9 @@ package io.ringkv.container;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +19,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
 
@@ -54,15 +51,7 @@ class DnsDiscoveryIT {
     private static final NodeClient client = new NodeClient();
 
     @RegisterExtension
-    static final TestWatcher printLogsOnFailure = new TestWatcher() {
-        @Override
-        public void testFailed(ExtensionContext context, Throwable cause) {
-            if (cluster != null) {
-                System.out.println("[container tests] " + context.getDisplayName() + " failed: " + cause
-                        + "\nThe nodes' logs:\n" + cluster.logs());
-            }
-        }
-    };
+    static final TestWatcher printLogsOnFailure = RingkvCluster.printLogsOnFailure(() -> cluster);
 
     @BeforeAll
     static void startThreeNodes() {
@@ -81,7 +70,7 @@ class DnsDiscoveryIT {
     @Test
     @Order(1)
     void threeNodesFindEachOtherThroughDnsAndAgreeOnOneRing() {
-        awaitRingEverywhere(names("node1", "node2", "node3"), AGREEMENT);
+        cluster.awaitRing(AGREEMENT, "node1", "node2", "node3");
         for (Node node : cluster.running()) {
             ClusterView view = client.cluster(node.api());
             assertThat(view.self()).as("self of %s in %s", node, view).isEqualTo(node.name());
@@ -149,7 +138,7 @@ class DnsDiscoveryIT {
         others.forEach(other -> seen.put(other.host(), new ArrayList<>()));
         await().atMost(REPORTED_DOWN).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
             for (Node other : others) {
-                ClusterView view = viewOf(other);
+                ClusterView view = client.cluster(other.api());
                 Member member = view.member(stopped.name());
                 List<String> states = seen.get(other.host());
                 String state = member == null ? "LEFT" : member.state();
@@ -164,7 +153,7 @@ class DnsDiscoveryIT {
             }
         });
         System.out.printf("[container tests] node2 as the others saw it, after its stop: %s%n", seen);
-        awaitRingEverywhere(names("node1", "node3"), DAMPING);
+        cluster.awaitRing(DAMPING, "node1", "node3");
         System.out.printf("[container tests] node2 left the others' ring %d ms after its stop%n",
                 Duration.between(stoppedAt, Instant.now()).toMillis());
     }
@@ -177,10 +166,10 @@ class DnsDiscoveryIT {
         assertThat(node2.ip()).as("the re-created container's address").isNotEqualTo(oldIp);
         Instant startedAt = Instant.now();
 
-        awaitRingEverywhere(names("node1", "node2", "node3"), AGREEMENT);
+        cluster.awaitRing(AGREEMENT, "node1", "node2", "node3");
         await().atMost(AGREEMENT).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
             for (Node other : List.of(cluster.node("node1"), cluster.node("node3"))) {
-                ClusterView view = viewOf(other);
+                ClusterView view = client.cluster(other.api());
                 Member member = view.member(node2.name());
                 assertThat(member).as("node2 in the view of %s: %s", other, view).isNotNull();
                 assertThat(member.state()).as("node2's state in the view of %s: %s", other, view).isEqualTo("UP");
@@ -209,7 +198,7 @@ class DnsDiscoveryIT {
     void aFourthNodeJoinsEveryRing() {
         Node node4 = cluster.start("node4").getFirst();
         Instant startedAt = Instant.now();
-        awaitRingEverywhere(names("node1", "node2", "node3", "node4"), AGREEMENT);
+        cluster.awaitRing(AGREEMENT, "node1", "node2", "node3", "node4");
         System.out.printf("[container tests] node4 on every ring %d ms after it was ready%n",
                 Duration.between(startedAt, Instant.now()).toMillis());
 
@@ -224,7 +213,7 @@ class DnsDiscoveryIT {
     void aRemovedNodeLeavesEveryRingAfterTheDampingPeriod() {
         cluster.remove("node4");
         Instant removedAt = Instant.now();
-        awaitRingEverywhere(names("node1", "node2", "node3"), DAMPING);
+        cluster.awaitRing(DAMPING, "node1", "node2", "node3");
         System.out.printf("[container tests] node4 off every ring %d ms after its container was removed%n",
                 Duration.between(removedAt, Instant.now()).toMillis());
 
@@ -233,25 +222,6 @@ class DnsDiscoveryIT {
             String key = "after-scale-down-" + node.host();
             expect(client.putEntity(node.api(), key, "2/3", value(key)), 201, "PUT %s 2/3", key);
             assertRead(node, key, "2/3");
-        }
-    }
-
-    /** Waits until every running node lists exactly these members. */
-    private static void awaitRingEverywhere(List<String> ring, Duration atMost) {
-        await().atMost(atMost).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
-            for (Node node : cluster.running()) {
-                ClusterView view = viewOf(node);
-                assertThat(view.ring()).as("the ring of %s: %s", node, view).isEqualTo(ring);
-            }
-        });
-    }
-
-    /** A node's view; a node that does not answer fails the assertion (so that polling goes on). */
-    private static ClusterView viewOf(Node node) {
-        try {
-            return client.cluster(node.api());
-        } catch (UncheckedIOException e) {
-            throw new AssertionError(e.getMessage(), e);
         }
     }
 
@@ -273,9 +243,5 @@ class DnsDiscoveryIT {
 
     private static String value(String key) {
         return "value of " + key;
-    }
-
-    private static List<String> names(String... hosts) {
-        return Arrays.stream(hosts).map(host -> "http://" + host + ":" + RingkvCluster.API_PORT).sorted().toList();
     }
 }

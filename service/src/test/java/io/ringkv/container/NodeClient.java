@@ -44,9 +44,18 @@ final class NodeClient {
         return send(request);
     }
 
-    /** The node's view of the cluster, from {@code GET /v0/cluster}. */
+    /**
+     * The node's view of the cluster, from {@code GET /v0/cluster}. A node that does not answer, or
+     * answers anything but 200 with JSON, fails an assertion (so that polling with untilAsserted
+     * goes on).
+     */
     ClusterView cluster(URI node) {
-        Response response = get(node, "/v0/cluster");
+        Response response;
+        try {
+            response = get(node, "/v0/cluster");
+        } catch (UncheckedIOException e) {
+            throw new AssertionError(e.getMessage(), e);
+        }
         if (response.status() != 200) {
             throw new AssertionError("GET /v0/cluster on " + node + " answered " + response);
         }

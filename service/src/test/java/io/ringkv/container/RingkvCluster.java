@@ -1,5 +1,8 @@
 package io.ringkv.container;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
@@ -14,7 +17,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestWatcher;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.Network;
@@ -28,6 +34,8 @@ import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.ContainerNetwork;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Volume;
+
+import io.ringkv.container.NodeClient.ClusterView;
 
 /**
  * Nodes of the ringkv image in Docker containers on a network of their own, the way Kubernetes
@@ -60,6 +68,7 @@ public final class RingkvCluster implements AutoCloseable {
     private final Map<String, String> environment;
     private final String run = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     private final DockerClient docker = DockerClientFactory.instance().client();
+    private final NodeClient client = new NodeClient();
     private final Network network;
     private final byte[] subnet;
     private int nextAddress = 10;
@@ -119,6 +128,22 @@ public final class RingkvCluster implements AutoCloseable {
 
     public String secret() {
         return secret;
+    }
+
+    /** The nodes' network, for other containers that reach them by name (a load generator). */
+    public Network network() {
+        return network;
+    }
+
+    /** Waits until every running node lists exactly the nodes of these hostnames on its ring. */
+    public void awaitRing(Duration atMost, String... hosts) {
+        List<String> ring = Arrays.stream(hosts).map(host -> "http://" + host + ":" + API_PORT).sorted().toList();
+        await().atMost(atMost).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
+            for (Node node : running()) {
+                ClusterView view = client.cluster(node.api());
+                assertThat(view.ring()).as("the ring of %s: %s", node, view).isEqualTo(ring);
+            }
+        });
     }
 
     /** Starts new nodes in parallel, each with a new volume, and waits until every one is ready. */
@@ -182,6 +207,23 @@ public final class RingkvCluster implements AutoCloseable {
         nodes.remove(host);
         docker.removeVolumeCmd(node.volume).exec();
         volumes.remove(node.volume);
+    }
+
+    /**
+     * For {@code @RegisterExtension}: when a test fails, prints the tail of every node's log of the
+     * cluster the supplier gives (none yet: nothing).
+     */
+    public static TestWatcher printLogsOnFailure(Supplier<RingkvCluster> cluster) {
+        return new TestWatcher() {
+            @Override
+            public void testFailed(ExtensionContext context, Throwable cause) {
+                RingkvCluster current = cluster.get();
+                if (current != null) {
+                    System.out.println("[container tests] " + context.getDisplayName() + " failed: " + cause
+                            + "\nThe nodes' logs:\n" + current.logs());
+                }
+            }
+        };
     }
 
     /** The last lines of every node's log, those of removed containers included, for failure reports. */

@@ -83,7 +83,7 @@ public final class RingkvImage {
         return DockerClientFactory.instance().isDockerAvailable();
     }
 
-    private static void requireDocker() {
+    static void requireDocker() {
         if (dockerAvailable()) {
             return;
         }
@@ -97,21 +97,34 @@ public final class RingkvImage {
 
     private static String build() {
         Path jar = jar();
-        Path repository = repositoryRoot();
         String tag = "it-" + digest(jar);
+        String reference = runBuildScript("bin/build-image", Map.of("RINGKV_IMAGE_TAG", tag, "RINGKV_JAR", jar.toString()));
+        removeStaleImages(tag);
+        return reference;
+    }
+
+    /**
+     * Runs one of the repository's image-building scripts ({@code bin/build-image},
+     * {@code bin/build-k6-image}) from the checkout's root and returns the image reference it
+     * prints (its last line on stdout); its progress (stderr) is echoed, and its last lines are in
+     * the exception when it fails.
+     */
+    static String runBuildScript(String script, Map<String, String> environment) {
+        Path repository = repositoryRoot();
+        String name = Path.of(script).getFileName().toString();
         Instant start = Instant.now();
-        List<String> command = List.of(repository.resolve("bin/build-image").toString());
+        List<String> command = List.of(repository.resolve(script).toString());
         Deque<String> progress = new ArrayDeque<>();
         String reference;
         int exit;
         try {
             ProcessBuilder builder = new ProcessBuilder(command).directory(repository.toFile());
-            builder.environment().putAll(Map.of("RINGKV_IMAGE_TAG", tag, "RINGKV_JAR", jar.toString()));
+            builder.environment().putAll(environment);
             Process process = builder.start();
             process.getOutputStream().close();
             // Progress (stderr) is echoed through System.out: writing to the forked test JVM's
             // own file descriptors would garble the channel to Maven.
-            Thread echo = Thread.ofPlatform().daemon().name("build-image-progress").start(() -> {
+            Thread echo = Thread.ofPlatform().daemon().name(name + "-progress").start(() -> {
                 try (BufferedReader lines = reader(process.getErrorStream())) {
                     for (String line; (line = lines.readLine()) != null; ) {
                         synchronized (progress) {
@@ -131,7 +144,7 @@ public final class RingkvImage {
             }
             if (!process.waitFor(BUILD_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly();
-                throw new IllegalStateException("bin/build-image did not finish within " + BUILD_TIMEOUT);
+                throw new IllegalStateException(script + " did not finish within " + BUILD_TIMEOUT);
             }
             echo.join(5_000);
             exit = process.exitValue();
@@ -146,11 +159,10 @@ public final class RingkvImage {
             synchronized (progress) {
                 tail = String.join("\n", progress);
             }
-            throw new IllegalStateException("bin/build-image failed (exit " + exit + "):\n" + tail);
+            throw new IllegalStateException(script + " failed (exit " + exit + "):\n" + tail);
         }
-        System.out.printf("[container tests] image %s built by bin/build-image in %.1f s%n",
-                reference, Duration.between(start, Instant.now()).toMillis() / 1000.0);
-        removeStaleImages(tag);
+        System.out.printf("[container tests] image %s built by %s in %.1f s%n",
+                reference, script, Duration.between(start, Instant.now()).toMillis() / 1000.0);
         return reference;
     }
 
@@ -163,7 +175,7 @@ public final class RingkvImage {
     }
 
     /** The checkout's root: the first directory upwards from the module that holds bin/build-image. */
-    private static Path repositoryRoot() {
+    static Path repositoryRoot() {
         Path start = Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).toAbsolutePath();
         for (Path dir = start; dir != null; dir = dir.getParent()) {
             if (Files.isExecutable(dir.resolve("bin/build-image"))) {
