@@ -1,6 +1,8 @@
 package io.ringkv.health;
 
 import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -27,8 +29,11 @@ public final class PeerMonitor {
     private final CircuitBreaker breaker;
     private final AtomicReference<Instant> lastSuccess = new AtomicReference<>();
     private final AtomicBoolean lastCallFailed = new AtomicBoolean();
+    /** Weight 0.2: a peer that turns slow is passed over by reads within a handful of calls. */
+    private final LatencyEstimate latency = new LatencyEstimate(0.2);
 
     private final MeterRegistry meters;
+    private final Map<String, Timer> callTimers = new ConcurrentHashMap<>();
 
     public PeerMonitor(String peer, BreakerSettings settings, MeterRegistry meters) {
         this.peer = peer;
@@ -75,7 +80,7 @@ public final class PeerMonitor {
             return call
                     .doOnSuccess(ignored -> {
                         succeeded();
-                        sample.stop(callTimer(operation, "success"));
+                        latency.record(sample.stop(callTimer(operation, "success")) / 1e6);
                     })
                     .doOnError(error -> {
                         failed(error);
@@ -86,12 +91,13 @@ public final class PeerMonitor {
         });
     }
 
+    /** Looked up once per operation and outcome: building and registering a timer on every call costs CPU. */
     private Timer callTimer(String operation, String outcome) {
-        return Timer.builder("ringkv.replica.calls")
+        return callTimers.computeIfAbsent(operation + '/' + outcome, ignored -> Timer.builder("ringkv.replica.calls")
                 .description("Calls from this node to a peer's replica endpoints")
                 .tags("peer", peer, "operation", operation, "outcome", outcome)
                 .publishPercentileHistogram()
-                .register(meters);
+                .register(meters));
     }
 
     /**
@@ -117,6 +123,14 @@ public final class PeerMonitor {
 
     public PeerState state() {
         return PeerState.of(breaker.getState(), lastCallFailed.get());
+    }
+
+    /**
+     * What a call to the peer is expected to take, in milliseconds: the recent average of its
+     * successful calls, or infinity while its last call failed or its breaker is open.
+     */
+    public double expectedLatencyMillis() {
+        return state() == PeerState.UP ? latency.millis() : Double.POSITIVE_INFINITY;
     }
 
     public CircuitBreaker.State breakerState() {
