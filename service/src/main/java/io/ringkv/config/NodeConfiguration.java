@@ -1,6 +1,7 @@
 package io.ringkv.config;
 
 import java.net.URI;
+import java.time.Duration;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -121,7 +122,11 @@ public class NodeConfiguration {
 
     @Bean
     Coordinator coordinator(ReplicaDirectory replicaDirectory, HybridClock hybridClock, RingkvProperties properties) {
-        return new Coordinator(replicaDirectory, hybridClock, properties.replication().timeout());
+        Duration readHedgeDelay = properties.replication().readHedgeDelay();
+        if (readHedgeDelay.isNegative()) {
+            throw new InvalidSettingException("ringkv.replication.read-hedge-delay", "must not be negative, got " + readHedgeDelay);
+        }
+        return new Coordinator(replicaDirectory, hybridClock, properties.replication().timeout(), readHedgeDelay);
     }
 
     @Bean

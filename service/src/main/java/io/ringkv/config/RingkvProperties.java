@@ -55,8 +55,11 @@ public record RingkvProperties(
     /**
      * @param timeout       how long a coordinator waits for {@code ack} replicas before answering 504
      * @param maxConnections pooled keep-alive connections to each peer
+     * @param readHedgeDelay how long a read waits for the {@code ack} replicas it asked first before
+     *                       asking the others too; 0 asks all {@code from} replicas at once
      */
-    public record Replication(@DefaultValue("1s") Duration timeout, @DefaultValue("64") int maxConnections) {
+    public record Replication(@DefaultValue("1s") Duration timeout, @DefaultValue("64") int maxConnections,
+            @DefaultValue("20ms") Duration readHedgeDelay) {
     }
 
     /**

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import org.slf4j.Logger;
@@ -15,12 +16,15 @@ import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
 
 /**
- * Coordinates a client request across the key's replicas, Dynamo style: it stamps writes with the
- * hybrid clock, sends the operation to all {@code from} replicas at once, and answers as soon as
- * {@code ack} of them have: it never waits for the slowest. Replicas still working when the
- * answer goes out are not cancelled, so they apply the write too.
+ * Coordinates a client request across the key's replicas, Dynamo style, and answers as soon as
+ * {@code ack} of them have: it never waits for the slowest. Writes are stamped with the hybrid
+ * clock and sent to all {@code from} replicas at once; replicas still working when the answer goes
+ * out are not cancelled, so they apply the write too. Reads ask only the {@code ack} cheapest
+ * replicas ({@link ReplicaPreference}) and widen to the rest when one of those fails or when no
+ * quorum came within the hedge delay, so that a read costs {@code ack} calls, not {@code from}.
  */
 public final class Coordinator {
 
@@ -32,11 +36,17 @@ public final class Coordinator {
     private final ReplicaDirectory replicas;
     private final HybridClock clock;
     private final Duration timeout;
+    private final Duration readHedgeDelay;
 
-    public Coordinator(ReplicaDirectory replicas, HybridClock clock, Duration timeout) {
+    /**
+     * @param readHedgeDelay how long a read waits for its first {@code ack} replicas before asking
+     *                       the others as well; zero asks all {@code from} at once
+     */
+    public Coordinator(ReplicaDirectory replicas, HybridClock clock, Duration timeout, Duration readHedgeDelay) {
         this.replicas = replicas;
         this.clock = clock;
         this.timeout = timeout;
+        this.readHedgeDelay = readHedgeDelay;
     }
 
     public int clusterSize() {
@@ -52,12 +62,16 @@ public final class Coordinator {
     }
 
     private Mono<Void> write(byte[] key, Record record, ReplicationFactor factor) {
-        return quorum(key, factor, replica -> replica.write(key, record)).then();
+        List<Replica> targets = replicas.replicasFor(key, factor.from());
+        return quorum(targets, targets.size(), Duration.ZERO, factor, replica -> replica.write(key, record)).then();
     }
 
     /** The newest live value among the first {@code ack} answers; empty if that is a tombstone or nothing. */
     public Mono<Optional<byte[]>> get(byte[] key, ReplicationFactor factor) {
-        return quorum(key, factor, replica -> replica.read(key))
+        List<Replica> targets = ReplicaPreference.cheapestFirst(
+                replicas.replicasFor(key, factor.from()), Replica::expectedLatencyMillis);
+        int first = readHedgeDelay.isZero() ? targets.size() : factor.ack();
+        return quorum(targets, first, readHedgeDelay, factor, replica -> replica.read(key))
                 .map(answers -> LastWriteWins.newest(answers)
                         .filter(record -> !record.tombstone())
                         .map(Record::value));
@@ -83,36 +97,74 @@ public final class Coordinator {
     }
 
     /**
-     * Calls the key's replicas in parallel and emits the first {@code ack} answers, or fails with
-     * {@link NotEnoughReplicasException} once {@code ack} can no longer be reached or the timeout passes.
+     * Calls the first {@code initial} targets in parallel, one more target for each that fails,
+     * and all the rest once {@code hedgeDelay} (unless zero) passes undecided. Emits the first
+     * {@code ack} answers, or fails with {@link NotEnoughReplicasException} once {@code ack} can no
+     * longer be reached or the timeout passes.
      */
-    private <T> Mono<List<T>> quorum(byte[] key, ReplicationFactor factor, Function<Replica, Mono<T>> call) {
-        List<Replica> targets = replicas.replicasFor(key, factor.from());
+    private <T> Mono<List<T>> quorum(List<Replica> targets, int initial, Duration hedgeDelay, ReplicationFactor factor,
+            Function<Replica, Mono<T>> call) {
         return Mono.<List<T>>create(sink -> {
-                    QuorumCollector<T> collector = new QuorumCollector<>(factor);
-                    for (Replica replica : targets) {
-                        // Subscribed on its own: answering the client does not cancel the slower replicas.
-                        call.apply(replica)
-                                .single()
-                                // A backstop only: remote calls time out on their own (and their breaker
-                                // counts it); this ends any call that did not, so none lingers.
-                                .timeout(timeout.multipliedBy(2))
-                                .subscribe(
-                                        answer -> {
-                                            if (collector.success(answer) == QuorumCollector.Outcome.REACHED) {
-                                                sink.success(collector.answers());
-                                            }
-                                        },
-                                        error -> {
-                                            log.debug("replica {} failed: {}", replica.name(), error.toString());
-                                            if (collector.failure() == QuorumCollector.Outcome.FAILED) {
-                                                sink.error(new NotEnoughReplicasException(
-                                                        "fewer than " + factor.ack() + " of " + factor.from() + " replicas answered"));
-                                            }
-                                        });
+                    Round<T> round = new Round<>(targets, factor, call, sink);
+                    round.ask(initial);
+                    if (!hedgeDelay.isZero() && initial < targets.size()) {
+                        sink.onDispose(Mono.delay(hedgeDelay).subscribe(late -> round.ask(targets.size())));
                     }
                 })
                 .timeout(timeout, Mono.error(() -> new NotEnoughReplicasException(
                         "fewer than " + factor.ack() + " of " + factor.from() + " replicas answered within " + timeout)));
+    }
+
+    /** The calls of one request to its replicas, asked in the targets' order, each at most once. */
+    private final class Round<T> {
+
+        private final List<Replica> targets;
+        private final ReplicationFactor factor;
+        private final Function<Replica, Mono<T>> call;
+        private final MonoSink<List<T>> sink;
+        private final QuorumCollector<T> collector;
+        private final AtomicInteger asked = new AtomicInteger();
+
+        Round(List<Replica> targets, ReplicationFactor factor, Function<Replica, Mono<T>> call, MonoSink<List<T>> sink) {
+            this.targets = targets;
+            this.factor = factor;
+            this.call = call;
+            this.sink = sink;
+            this.collector = new QuorumCollector<>(factor);
+        }
+
+        void ask(int count) {
+            for (int i = 0; i < count; i++) {
+                int index = asked.getAndIncrement();
+                if (index >= targets.size()) {
+                    return;
+                }
+                ask(targets.get(index));
+            }
+        }
+
+        private void ask(Replica replica) {
+            // Subscribed on its own: answering the client does not cancel the slower replicas.
+            call.apply(replica)
+                    .single()
+                    // A backstop only: remote calls time out on their own (and their breaker
+                    // counts it); this ends any call that did not, so none lingers.
+                    .timeout(timeout.multipliedBy(2))
+                    .subscribe(
+                            answer -> {
+                                if (collector.success(answer) == QuorumCollector.Outcome.REACHED) {
+                                    sink.success(collector.answers());
+                                }
+                            },
+                            error -> {
+                                log.debug("replica {} failed: {}", replica.name(), error.toString());
+                                if (collector.failure() == QuorumCollector.Outcome.FAILED) {
+                                    sink.error(new NotEnoughReplicasException(
+                                            "fewer than " + factor.ack() + " of " + factor.from() + " replicas answered"));
+                                } else {
+                                    ask(1);
+                                }
+                            });
+        }
     }
 }

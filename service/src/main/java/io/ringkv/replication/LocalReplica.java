@@ -30,6 +30,12 @@ public final class LocalReplica implements Replica {
         return name;
     }
 
+    /** No network: a local read is always the cheapest. */
+    @Override
+    public double expectedLatencyMillis() {
+        return 0;
+    }
+
     @Override
     public Mono<Optional<Record>> read(byte[] key) {
         return Mono.fromCallable(() -> store.get(key)).subscribeOn(storageScheduler);

@@ -70,6 +70,11 @@ public final class RemoteReplica implements Replica, AutoCloseable {
     }
 
     @Override
+    public double expectedLatencyMillis() {
+        return monitor.expectedLatencyMillis();
+    }
+
+    @Override
     public Mono<Optional<Record>> read(byte[] key) {
         return guarded("read", client.get()
                 .uri(uri -> withKey(uri.path(InternalApi.RECORD), key))

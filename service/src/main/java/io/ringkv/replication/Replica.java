@@ -15,6 +15,9 @@ public interface Replica {
 
     String name();
 
+    /** What a call is expected to take now, in milliseconds (infinity: failing); reads ask the cheapest first. */
+    double expectedLatencyMillis();
+
     /** The replica's newest record for the key, tombstones included; empty if it has none. */
     Mono<Optional<Record>> read(byte[] key);
 

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.ringkv.support.BlockHoundInstaller;
 import io.ringkv.support.Chunks;
 import io.ringkv.support.TestCluster;
@@ -92,6 +94,31 @@ class ThreeNodeClusterTest {
                 cluster.client(reader).get().uri("/v0/entity?id=" + key + "&replicas=2/3").exchange().expectStatus().isNotFound();
             }
         }
+    }
+
+    @Test
+    void aReadWithTwoOfThreeAsksItsOwnStoreAndOnePeerNotAllThree() {
+        TestNode coordinator = cluster.node(0);
+        for (int i = 0; i < 20; i++) {
+            coordinator.client().put().uri("/v0/entity?id=asked-" + i + "&replicas=3/3").bodyValue(("v" + i).getBytes())
+                    .exchange().expectStatus().isCreated();
+        }
+        double before = remoteReads(coordinator);
+        int reads = 60;
+        for (int i = 0; i < reads; i++) {
+            coordinator.client().get().uri("/v0/entity?id=asked-" + (i % 20) + "&replicas=2/3").exchange()
+                    .expectStatus().isOk()
+                    .expectBody(String.class).isEqualTo("v" + (i % 20));
+        }
+        double asked = remoteReads(coordinator) - before;
+        // Asking every replica would be 2 peer reads per GET; a few more than one per GET may come
+        // from hedges on a loaded machine.
+        assertThat(asked).as("peer reads for %d GETs at 2/3", reads).isBetween((double) reads, reads * 1.5);
+    }
+
+    private static double remoteReads(TestNode node) {
+        return node.bean(MeterRegistry.class).find("ringkv.replica.calls").tag("operation", "read").timers().stream()
+                .mapToDouble(Timer::count).sum();
     }
 
     @Test
