@@ -237,7 +237,8 @@ export const commonOptions = {
   discardResponseBodies: true,
   summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'p(99.9)', 'max'],
   // No url/name tags: one time series per key would grow k6's memory without bound.
-  systemTags: ['status', 'method', 'expected_response', 'scenario', 'check', 'error_code'],
+  // group: k6 fills the summary's per-check counts (root_group.checks) only with it.
+  systemTags: ['status', 'method', 'expected_response', 'scenario', 'group', 'check', 'error_code'],
   // Each iteration is one request: keep connections alive and reuse them.
   noConnectionReuse: false,
 };

@@ -21,6 +21,8 @@
 #                                             RATES) whose results are kept apart; 0 skips it
 #   NODE_HEAP      256m                       -Xmx of every JVM started
 #   PORT_BASE      18080                      cluster on PORT_BASE..+2, single node +10, netty +11
+#   SLOW_NODE_DELAY  unset                    e.g. 50ms: the cluster's third node answers every replica
+#                                             call that much late (ringkv.testing.replica-delay)
 #   NO_BUILD=1     never build the jar          KEEP_DATA=1  keep the RocksDB data after the run
 #   KEEP_RAW=1     keep k6's per-request CSVs   K6=path      the k6 binary to use
 #   FAIL_ON_THRESHOLDS=1  exit 1 when a run missed its thresholds (default: report them, exit 0)
@@ -45,9 +47,9 @@ VALUE_SIZE=${VALUE_SIZE:-1024}
 NODE_HEAP=${NODE_HEAP:-256m}
 PORT_BASE=${PORT_BASE:-18080}
 WARMUP=${WARMUP:-20s}
+SLOW_NODE_DELAY=${SLOW_NODE_DELAY:-}
 read -r first_rate _ <<<"$RATES"
 WARMUP_RATE=${WARMUP_RATE:-$first_rate}
-K6_VERSION=v1.8.1
 export KEYSPACE VALUE_SIZE DURATION
 export K6_NO_USAGE_REPORT=true # k6 would otherwise phone home at the end of each run
 export K6_CSV_TIME_FORMAT=unix_milli
@@ -179,18 +181,8 @@ fi
 cp "$jar" "$data_dir/ringkv.jar"
 node_jar=$data_dir/ringkv.jar
 
-k6=""
-if [ -n "${K6:-}" ]; then k6=$K6
-elif command -v k6 >/dev/null 2>&1; then k6=$(command -v k6)
-elif [ -x /var/cache/kube-local/v1.33.13/client/k6 ]; then k6=/var/cache/kube-local/v1.33.13/client/k6
-else
-  k6=$cache_dir/k6-$K6_VERSION/k6
-  if [ ! -x "$k6" ]; then
-    command -v go >/dev/null 2>&1 || die "no k6 (set K6, or put it on PATH) and no Go to build it with"
-    step "building k6 $K6_VERSION with go install (takes a few minutes)"
-    GOBIN=$cache_dir/k6-$K6_VERSION go install "go.k6.io/k6@$K6_VERSION"
-  fi
-fi
+step "finding k6 (bin/k6: the pinned static build, built with go install when missing)"
+k6=$(bin/k6) || die "no k6: see the message above"
 [ -x "$k6" ] || die "k6 at $k6 is not executable"
 log "k6: $k6 ($("$k6" version 2>/dev/null | head -n 1))"
 
@@ -239,6 +231,7 @@ done
   echo "heap: -Xmx$NODE_HEAP"
   echo "clock ticks: $(getconf CLK_TCK)"
   echo "warm-up: mixed at $WARMUP_RATE/s for $WARMUP per target"
+  [ -z "$SLOW_NODE_DELAY" ] || echo "slow node: the cluster's third node answers replica calls $SLOW_NODE_DELAY late"
   for v in DISTRIBUTION VUS MAX_VUS P99_MS READ_RATIO DELETE_RATIO RANGE_SIZE EXECUTOR STAGES RATE_START ZIPF_THETA TIMEOUT; do
     [ -z "${!v:-}" ] || echo "$v: ${!v}"
   done
@@ -322,76 +315,65 @@ scrape_metrics() { # label urls (comma-separated)
 needs_fill=0
 for s in get mixed range; do contains "$SCENARIOS" "$s" && needs_fill=1; done
 
+# One target, already started: warm-up, fill, every scenario at every rate, then stopped.
+measure() { # target nodes process-name-prefix replicas-list fill(1|0)
+  local target=$1 nodes=$2 prefix=$3 replicas_list=$4 with_fill=$5 since scenario replicas rate list
+  since=$(date +%s)
+  step "warming $target up: mixed at $WARMUP_RATE/s for $WARMUP"
+  warmup "$target" "$nodes"
+  if [ "$with_fill" = 1 ] && [ "$needs_fill" = 1 ]; then
+    step "filling $target with $KEYSPACE keys of $VALUE_SIZE B"
+    fill "$target" "$nodes"
+  fi
+  step "scenarios on $target"
+  for scenario in $SCENARIOS; do
+    list=$replicas_list
+    # Ranges take no replicas: they always merge every node.
+    [ "$scenario" != range ] || [ "$list" = - ] || list=default
+    for replicas in $list; do
+      for rate in $RATES; do run_k6 "$target" "$scenario" "$replicas" "$rate" "$nodes"; done
+    done
+  done
+  print_peaks "$since" "$prefix"
+  step "stopping $target"
+  stop_all
+}
+
 # ---- the cluster -----------------------------------------------------------------------------------
 step "starting a three-node cluster"
-phase_start=$(date +%s)
 peers=$(printf 'http://127.0.0.1:%s,' "${cluster_ports[@]}"); peers=${peers%,}
 for port in "${cluster_ports[@]}"; do
+  slow=()
+  # The seed's slow-node scenario: the last node answers every replica call late.
+  [ -z "$SLOW_NODE_DELAY" ] || [ "$port" != "${cluster_ports[2]}" ] || slow=(--ringkv.testing.replica-delay="$SLOW_NODE_DELAY")
   start_java "node-$port" "$run_dir/logs/node-$port.log" -jar "$node_jar" \
     --server.port="$port" --ringkv.data-dir="$data_dir/node-$port" \
-    --ringkv.cluster.self="http://127.0.0.1:$port" --ringkv.cluster.peers="$peers"
+    --ringkv.cluster.self="http://127.0.0.1:$port" --ringkv.cluster.peers="$peers" "${slow[@]}"
 done
 for i in "${!cluster_ports[@]}"; do
   wait_ready "http://127.0.0.1:${cluster_ports[$i]}" "${pids[$i]}" "$run_dir/logs/node-${cluster_ports[$i]}.log"
 done
-step "warming the cluster up: mixed at $WARMUP_RATE/s for $WARMUP"
-warmup cluster "$peers"
-if [ "$needs_fill" = 1 ]; then
-  step "filling the cluster with $KEYSPACE keys of $VALUE_SIZE B"
-  fill cluster "$peers"
-fi
-step "scenarios on the cluster"
-for scenario in $SCENARIOS; do
-  replicas_list=$REPLICAS_LIST
-  [ "$scenario" != range ] || replicas_list=default
-  for replicas in $replicas_list; do
-    for rate in $RATES; do run_k6 cluster "$scenario" "$replicas" "$rate" "$peers"; done
-  done
-done
-print_peaks "$phase_start" node-
-step "stopping the cluster"
-stop_all
+measure cluster "$peers" node- "$REPLICAS_LIST" 1
 
 # ---- baseline: one node alone ----------------------------------------------------------------------
 if contains "$BASELINES" single; then
   step "baseline: one ringkv node alone"
-  phase_start=$(date +%s)
   url=http://127.0.0.1:$single_port
   start_java "single-$single_port" "$run_dir/logs/single-$single_port.log" -jar "$node_jar" \
     --server.port="$single_port" --ringkv.data-dir="$data_dir/single-$single_port" --ringkv.cluster.self="$url"
   wait_ready "$url" "${pids[0]}" "$run_dir/logs/single-$single_port.log"
-  step "warming the single node up"
-  warmup single "$url"
-  if [ "$needs_fill" = 1 ]; then
-    step "filling the single node"
-    fill single "$url"
-  fi
-  step "scenarios on the single node"
-  for scenario in $SCENARIOS; do
-    for rate in $RATES; do run_k6 single "$scenario" - "$rate" "$url"; done
-  done
-  print_peaks "$phase_start" single-
-  step "stopping the single node"
-  stop_all
+  measure single "$url" single- - 1
 fi
 
 # ---- baseline: bare Reactor Netty ------------------------------------------------------------------
 if contains "$BASELINES" netty; then
   step "baseline: bare Reactor Netty answering from memory"
-  phase_start=$(date +%s)
   url=http://127.0.0.1:$netty_port
   start_java "netty-$netty_port" "$run_dir/logs/netty-$netty_port.log" -cp "$classpath" \
     loadtest/baseline/NettyBaseline.java "$netty_port" "$VALUE_SIZE"
   wait_ready "$url" "${pids[0]}" "$run_dir/logs/netty-$netty_port.log"
-  step "warming the Netty baseline up"
-  warmup netty "$url"
-  step "scenarios on the Netty baseline"
-  for scenario in $SCENARIOS; do
-    for rate in $RATES; do run_k6 netty "$scenario" - "$rate" "$url"; done
-  done
-  print_peaks "$phase_start" netty-
-  step "stopping the Netty baseline"
-  stop_all
+  # It answers from memory: nothing to fill.
+  measure netty "$url" netty- - 0
 fi
 
 # ---- report ----------------------------------------------------------------------------------------
