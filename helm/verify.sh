@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Lints and renders the ringkv Helm chart (helm/ringkv) for default and
 # non-default values, checks the rendered objects against the application
-# contract, checks that the values schema rejects bad values, and (when kubectl
-# is available) checks that the kustomize base in k8s/ matches the chart's
-# default render.
+# contract, checks that the values schema rejects bad values, checks the k6
+# loadtest Job and its scripts (byte-identical to loadtest/, also in the
+# packaged chart), and (when kubectl is available) checks that the kustomize
+# base in k8s/ and k8s/loadtest match the chart's renders.
 #
 # Usage: helm/verify.sh
 #   HELM=/path/to/helm   helm binary (default: `helm` from PATH)
@@ -58,6 +59,9 @@ section() { printf '\n== %s\n' "$*"; }
 #   check.py render FILE EXPECT_JSON   contract checks of one render
 #   check.py compare HELM.yaml KUSTOMIZE.yaml
 #   check.py schema-coverage VALUES.yaml SCHEMA.json
+#   check.py loadtest FILE EXPECT_JSON LOADTEST_DIR   the loadtest Job/ConfigMap of one render
+#   check.py compare-loadtest HELM.yaml KUSTOMIZE.yaml
+#   check.py jobname FILE                            prints the loadtest Job's name (or nothing)
 # Prints "PASS<TAB>name" / "FAIL<TAB>name<TAB>detail" lines.
 # ---------------------------------------------------------------------------
 cat >"$WORK/check.py" <<'PY'
@@ -514,10 +518,186 @@ def schema_coverage(values_path, schema_path):
     check("schema rejects unknown top-level keys (additionalProperties false)", schema.get("additionalProperties") is False)
 
 
+# ---------------------------------------------------------------------------
+SCRIPTS = ("fill.js", "kv.js", "lib.js")
+CHART_ENV = ("BASE_URL", "SCENARIO", "RATE", "DURATION", "REPLICAS", "KEYSPACE", "VALUE_SIZE",
+             "P99_MS", "MAX_ERROR_RATE", "FILLED", "SUMMARY_JSON", "K6_NO_USAGE_REPORT")
+
+
+def is_loadtest(d):
+    return g(d, "metadata", "labels", "app.kubernetes.io/component") == "loadtest"
+
+
+def loadtest_checks(path, exp, scripts_dir):
+    docs = load(path)
+    jobs = [d for d in docs if d.get("kind") == "Job"]
+    cms = [d for d in docs if d.get("kind") == "ConfigMap" and is_loadtest(d)]
+    if not exp["enabled"]:
+        check("loadtest disabled: no Job and no loadtest ConfigMap rendered", not jobs and not cms,
+              [(d["kind"], d["metadata"]["name"]) for d in jobs + cms])
+        return
+    check("one Job, labelled component=loadtest", len(jobs) == 1 and is_loadtest(jobs[0]),
+          [(d["metadata"]["name"], g(d, "metadata", "labels")) for d in jobs])
+    check("one loadtest ConfigMap", len(cms) == 1, [d["metadata"]["name"] for d in cms])
+    if len(jobs) != 1 or len(cms) != 1:
+        return
+    job, cm = jobs[0], cms[0]
+    name = job["metadata"]["name"]
+    check("Job is not a hook (helm install/upgrade creates it)",
+          "helm.sh/hook" not in (g(job, "metadata", "annotations") or {}), g(job, "metadata", "annotations"))
+    prefix = exp["fullname"][:45].rstrip("-") + "-loadtest-"
+    check("Job name %s<8 hex>, a DNS label <= 63 chars" % prefix,
+          name.startswith(prefix) and re.fullmatch(r"[0-9a-f]{8}", name[len(prefix):])
+          and len(name) <= 63 and DNS1123_LABEL.match(name), name)
+    check("objects are in namespace %s" % exp["namespace"],
+          g(job, "metadata", "namespace") == exp["namespace"] and g(cm, "metadata", "namespace") == exp["namespace"])
+
+    # -- scripts: the files of loadtest/, byte for byte
+    data = cm.get("data") or {}
+    check("ConfigMap holds exactly %s" % ", ".join(SCRIPTS), sorted(data) == sorted(SCRIPTS), sorted(data))
+    for script in SCRIPTS:
+        with open("%s/%s" % (scripts_dir, script), "rb") as f:
+            want = f.read()
+        got = data.get(script)
+        check("ConfigMap %s is byte-identical to loadtest/%s" % (script, script),
+              got is not None and got.encode() == want,
+              "missing" if got is None else "%d bytes, loadtest/%s has %d" % (len(got.encode()), script, len(want)))
+
+    spec = job.get("spec") or {}
+    pod = g(spec, "template", "spec") or {}
+    pod_labels = g(spec, "template", "metadata", "labels") or {}
+    ctrs = pod.get("containers") or []
+    check("one container, k6", [c.get("name") for c in ctrs] == ["k6"], [c.get("name") for c in ctrs])
+    if not ctrs:
+        return
+    c = ctrs[0]
+    check("k6 image = %s" % exp["image"], c.get("image") == exp["image"], c.get("image"))
+    check("imagePullPolicy IfNotPresent", c.get("imagePullPolicy") == "IfNotPresent", c.get("imagePullPolicy"))
+    args = c.get("args") or []
+    check("k6 runs /scripts/kv.js with the image's entrypoint (args: run ... /scripts/kv.js)",
+          not c.get("command") and args[:1] == ["run"] and args[-1:] == ["/scripts/kv.js"], (c.get("command"), args))
+
+    # -- volumes
+    vols = {v["name"]: v for v in pod.get("volumes") or []}
+    mounts = {m["mountPath"]: m["name"] for m in c.get("volumeMounts") or []}
+    check("/scripts is the loadtest ConfigMap (%s)" % cm["metadata"]["name"],
+          g(vols.get(mounts.get("/scripts")), "configMap", "name") == cm["metadata"]["name"], (mounts, vols))
+    check("/tmp is an emptyDir", "emptyDir" in (vols.get(mounts.get("/tmp")) or {}), (mounts, vols))
+
+    # -- environment
+    env_list = c.get("env") or []
+    names = [e["name"] for e in env_list]
+    env = {e["name"]: e.get("value") for e in env_list}
+    check("env names are unique", len(names) == len(set(names)), names)
+    services = {d["metadata"]["name"]: d for d in docs if d.get("kind") == "Service"}
+    client = services.get(exp["fullname"])
+    url = "http://%s:%d" % (exp["fullname"], exp["servicePort"])
+    check("BASE_URL = %s, the client Service and its port" % url,
+          env.get("BASE_URL") == url and client is not None
+          and any(p.get("port") == exp["servicePort"] for p in g(client, "spec", "ports", default=[])),
+          (env.get("BASE_URL"), list(services)))
+    want = {"SCENARIO": exp["scenario"], "RATE": exp["rate"], "DURATION": exp["duration"],
+            "REPLICAS": exp["replicas"], "KEYSPACE": exp["keyspace"], "VALUE_SIZE": exp["valueSize"],
+            "P99_MS": exp["p99Ms"], "MAX_ERROR_RATE": exp["maxErrorRate"],
+            "FILLED": "0" if exp["fill"] == "none" else "1", "SUMMARY_JSON": "none",
+            "K6_NO_USAGE_REPORT": "true"}
+    want.update(exp.get("env", {}))
+    got = {k: env.get(k) for k in want}
+    check("env carries the values: %s" % " ".join("%s=%s" % kv for kv in sorted(want.items())),
+          got == want, {k: (got[k], v) for k, v in want.items() if got[k] != v})
+    check("every env value is a string", all(isinstance(e.get("value"), str) for e in env_list),
+          [e for e in env_list if not isinstance(e.get("value"), str)])
+
+    # -- the fill init container
+    inits = pod.get("initContainers") or []
+    if exp["fill"] == "init":
+        f = inits[0] if len(inits) == 1 else {}
+        check("fill=init: one init container 'fill' running /scripts/fill.js",
+              f.get("name") == "fill" and (f.get("args") or [])[-1:] == ["/scripts/fill.js"], inits)
+        check("fill init container: same image, env, mounts and security context as k6",
+              all(f.get(k) == c.get(k) for k in ("image", "env", "volumeMounts", "securityContext", "resources")))
+    else:
+        check("fill=%s: no init container" % exp["fill"], not inits, inits)
+
+    # -- the Job
+    check("restartPolicy Never, backoffLimit 0", pod.get("restartPolicy") == "Never" and spec.get("backoffLimit") == 0,
+          (pod.get("restartPolicy"), spec.get("backoffLimit")))
+    check("activeDeadlineSeconds = %d" % exp["activeDeadlineSeconds"],
+          spec.get("activeDeadlineSeconds") == exp["activeDeadlineSeconds"], spec.get("activeDeadlineSeconds"))
+    check("ttlSecondsAfterFinished = %s" % json.dumps(exp.get("ttl")), spec.get("ttlSecondsAfterFinished") == exp.get("ttl"),
+          spec.get("ttlSecondsAfterFinished"))
+    check("memory limit set", g(c, "resources", "limits", "memory"), c.get("resources"))
+
+    # -- security
+    psc = pod.get("securityContext") or {}
+    csc = c.get("securityContext") or {}
+    check("k6 pod: runAsNonRoot, non-root uid, no service account token",
+          csc.get("runAsNonRoot", psc.get("runAsNonRoot")) is True
+          and (csc.get("runAsUser", psc.get("runAsUser")) or 0) > 0
+          and pod.get("automountServiceAccountToken") is False, (psc, pod.get("automountServiceAccountToken")))
+    check("k6 container: read-only root fs, no privilege escalation, capabilities drop ALL, seccomp RuntimeDefault",
+          csc.get("readOnlyRootFilesystem") is True and csc.get("allowPrivilegeEscalation") is False
+          and "ALL" in (g(csc, "capabilities", "drop") or [])
+          and g(csc, "seccompProfile", "type", default=g(psc, "seccompProfile", "type")) == "RuntimeDefault", csc)
+
+    # -- labels: the k6 pod must never be a backend of the Services, the PDB or the StatefulSet
+    sels = [g(d, "spec", "selector") for d in services.values()]
+    sels += [g(d, "spec", "selector", "matchLabels") for d in docs if d.get("kind") in ("PodDisruptionBudget", "StatefulSet")]
+    check("pod labelled component=loadtest, not selected by the Services / PDB / StatefulSet",
+          pod_labels.get("app.kubernetes.io/component") == "loadtest" and not any(subset(s_, pod_labels) for s_ in sels if s_),
+          pod_labels)
+    nps = [d for d in docs if d.get("kind") == "NetworkPolicy"]
+    if exp.get("networkPolicy"):
+        rules = [r for np_ in nps for r in g(np_, "spec", "ingress", default=[])
+                 if any(p.get("port") == "http" for p in r.get("ports", []))]
+        check("NetworkPolicy lets the k6 pod reach the http port",
+              any(subset(g(peer, "podSelector", "matchLabels"), pod_labels) for r in rules for peer in r.get("from", [])),
+              rules)
+
+
+def normalize_loadtest(docs, jobs_hashed):
+    docs = [d for d in docs if is_loadtest(d) or d.get("kind") == "Job"]
+    out = {}
+    for d in normalize(docs).values():
+        if d["kind"] == "Job":
+            if jobs_hashed:
+                d["metadata"]["name"] = re.sub(r"-[0-9a-f]{8}$", "", d["metadata"]["name"])
+            for v in g(d, "spec", "template", "spec", "volumes", default=[]):
+                if "configMap" in v:
+                    v["configMap"]["name"] = re.sub(r"-[a-z0-9]{10}$", "", v["configMap"]["name"])
+        elif d["kind"] == "ConfigMap":
+            d["metadata"]["name"] = re.sub(r"-[a-z0-9]{10}$", "", d["metadata"]["name"])
+        out[(d["kind"], d["metadata"]["name"])] = d
+    return out
+
+
+def compare_loadtest(helm_path, kust_path):
+    hn = normalize_loadtest(load(helm_path), True)
+    kn = normalize_loadtest(load(kust_path), False)
+    check("k8s/loadtest has the chart's loadtest objects (Job name without its hash, ConfigMap without kustomize's)",
+          sorted(hn) == sorted(kn), "helm %s, kustomize %s" % (sorted(hn), sorted(kn)))
+    for key in sorted(set(hn) & set(kn)):
+        d = diff(hn[key], kn[key])
+        check("%s/%s identical to the chart's (loadtest.enabled=true, ignoring helm labels, namespace)" % key,
+              not d, "; ".join(d[:6]))
+
+
+def job_name(path):
+    names = [d["metadata"]["name"] for d in load(path) if d.get("kind") == "Job"]
+    print(names[0] if len(names) == 1 else "")
+
+
 mode = sys.argv[1]
+if mode == "jobname":
+    job_name(sys.argv[2])
+    sys.exit(0)
 try:
     if mode == "render":
         render_checks(sys.argv[2], json.loads(sys.argv[3]))
+    elif mode == "loadtest":
+        loadtest_checks(sys.argv[2], json.loads(sys.argv[3]), sys.argv[4])
+    elif mode == "compare-loadtest":
+        compare_loadtest(sys.argv[2], sys.argv[3])
     elif mode == "compare":
         compare(sys.argv[2], sys.argv[3])
     elif mode == "schema-coverage":
@@ -587,6 +767,7 @@ must_succeed "helm lint" "$HELM" lint "$CHART"
 must_succeed "helm lint --strict" "$HELM" lint --strict "$CHART"
 must_succeed "helm lint --strict (non-default values)" "$HELM" lint --strict "$CHART" --set "$CUSTOM_SET"
 must_fail "helm lint rejects replicaCount=-1" "schema" "$HELM" lint --strict "$CHART" --set replicaCount=-1
+must_succeed "helm lint --strict (loadtest enabled)" "$HELM" lint --strict "$CHART" --set loadtest.enabled=true,loadtest.fill=init
 run_checker schema-coverage "$CHART/values.yaml" "$CHART/values.schema.json"
 
 # ---------------------------------------------------------------------------
@@ -674,6 +855,141 @@ bad "extraEnv overriding JAVA_TOOL_OPTIONS"    "$SCHEMA_ERR" --set 'extraEnv[0].
 bad "fullnameOverride longer than 52 chars"    "$SCHEMA_ERR" --set fullnameOverride=a-very-long-name-that-does-not-fit-a-statefulset-name-x
 bad "a heap below 64MiB (limit 100Mi)"         "below 64MiB" --set resources.limits.memory=100Mi
 bad "http and management on the same port"     "must differ" --set containerPorts.management=8080
+bad "loadtest.scenario=foo"                    "$SCHEMA_ERR" --set loadtest.scenario=foo
+bad "loadtest.rate=-1"                         "$SCHEMA_ERR" --set loadtest.rate=-1
+bad "loadtest.rate=0"                          "$SCHEMA_ERR" --set loadtest.rate=0
+bad "loadtest.duration=soon"                   "$SCHEMA_ERR" --set loadtest.duration=soon
+bad "loadtest.replicas=2of3"                   "$SCHEMA_ERR" --set loadtest.replicas=2of3
+bad "loadtest.image.tag=latest"                "$SCHEMA_ERR" --set loadtest.image.tag=latest
+bad "loadtest.fill=maybe"                      "$SCHEMA_ERR" --set loadtest.fill=maybe
+bad "loadtest.maxErrorRate=2 (> 1)"            "$SCHEMA_ERR" --set loadtest.maxErrorRate=2
+bad "loadtest.maxErrorRate=1.5 (a string > 1)" "$SCHEMA_ERR" --set loadtest.maxErrorRate=1.5
+bad "loadtest.maxErrorRate empty"              "$SCHEMA_ERR" --set loadtest.maxErrorRate=
+bad "loadtest.p99Ms=0"                         "$SCHEMA_ERR" --set loadtest.p99Ms=0
+bad "loadtest.p99Ms=0.0 (a string, not > 0)"   "$SCHEMA_ERR" --set loadtest.p99Ms=0.0
+bad "loadtest.env overriding SCENARIO"         "$SCHEMA_ERR" --set-string loadtest.env.SCENARIO=put
+bad "loadtest.env with a number (not a string)" "$SCHEMA_ERR" --set loadtest.env.VUS=20
+bad "an unknown loadtest key"                  "$SCHEMA_ERR" --set loadtest.rat=50
+
+# ---------------------------------------------------------------------------
+# The k6 load test (loadtest.*): the scripts reach the chart through the symlink
+# files/loadtest -> ../../../loadtest, never as copies.
+section "loadtest (k6 Job)"
+LOADTEST_DIR="$ROOT/loadtest"
+if [ -L "$CHART/files/loadtest" ] && [ "$(readlink -f "$CHART/files/loadtest")" = "$(readlink -f "$LOADTEST_DIR")" ]; then
+  pass "helm/ringkv/files/loadtest is a symlink to loadtest/ (no copies to drift)"
+else
+  fail "helm/ringkv/files/loadtest is a symlink to loadtest/ (no copies to drift)"
+fi
+
+# loadtest_case NAME RELEASE NAMESPACE EXPECT_JSON [helm args...]
+loadtest_case() {
+  local name=$1 release=$2 namespace=$3 expect=$4; shift 4
+  printf '   helm template %s -n %s %s\n' "$release" "$namespace" "$*"
+  if "$HELM" template "$release" "$CHART" --namespace "$namespace" "$@" >"$WORK/$name.yaml" 2>"$WORK/$name.err"; then
+    pass "helm template succeeds ($name)"
+    run_checker loadtest "$WORK/$name.yaml" "$expect" "$LOADTEST_DIR"
+  else
+    fail "helm template succeeds ($name)" "$WORK/$name.err"
+  fi
+}
+
+LT_DEFAULT='"enabled":true,"namespace":"default","fullname":"ringkv","servicePort":8080,"image":"grafana/k6:1.8.1",
+ "scenario":"mixed","rate":"200","duration":"30s","replicas":"2/3","keyspace":"100000","valueSize":"1024",
+ "p99Ms":"10","maxErrorRate":"0.01","fill":"none","activeDeadlineSeconds":900,"ttl":null'
+if [ -s "$WORK/default.yaml" ]; then
+  run_checker loadtest "$WORK/default.yaml" '{"enabled":false}' "$LOADTEST_DIR"
+else
+  fail "default chart render available (loadtest disabled)"
+fi
+loadtest_case loadtest-default ringkv default "{$LT_DEFAULT}" --set loadtest.enabled=true
+
+cat >"$WORK/values-loadtest.yaml" <<'EOF'
+fullnameOverride: kv
+service:
+  port: 80
+networkPolicy:
+  enabled: true
+  allowSameNamespace: false
+loadtest:
+  enabled: true
+  image:
+    repository: ringkv-k6
+    tag: "1.8.1"
+  scenario: get
+  rate: 50
+  duration: 1m30s
+  replicas: "3/3"
+  keyspace: 1000000
+  valueSize: 100
+  p99Ms: 2.5
+  maxErrorRate: 0.001
+  fill: init
+  env:
+    READ_RATIO: "0.9"
+    DISTRIBUTION: zipf
+  activeDeadlineSeconds: 300
+  ttlSecondsAfterFinished: 600
+EOF
+loadtest_case loadtest-custom rel kvns "$(cat <<EOF
+{"enabled":true,"namespace":"kvns","fullname":"kv","servicePort":80,"image":"ringkv-k6:1.8.1",
+ "scenario":"get","rate":"50","duration":"1m30s","replicas":"3/3","keyspace":"1000000","valueSize":"100",
+ "p99Ms":"2.5","maxErrorRate":"0.001","fill":"init","env":{"READ_RATIO":"0.9","DISTRIBUTION":"zipf"},
+ "activeDeadlineSeconds":300,"ttl":600,"networkPolicy":true}
+EOF
+)" -f "$WORK/values-loadtest.yaml"
+# --set passes 12.5 and 0.05 as strings: the schema takes decimal strings for these two.
+LT_SET=${LT_DEFAULT/\"fill\":\"none\"/\"fill\":\"done\"}
+LT_SET=${LT_SET/\"p99Ms\":\"10\"/\"p99Ms\":\"12.5\"}
+LT_SET=${LT_SET/\"maxErrorRate\":\"0.01\"/\"maxErrorRate\":\"0.05\"}
+loadtest_case loadtest-set ringkv default "{$LT_SET}" \
+  --set loadtest.enabled=true,loadtest.fill=done,loadtest.p99Ms=12.5,loadtest.maxErrorRate=0.05
+
+# The Job's name follows its pod template (immutable) and the scripts, nothing else.
+jobname() {
+  "$HELM" template ringkv "$CHART" --set loadtest.enabled=true "$@" 2>/dev/null >"$WORK/jobname.yaml" || true
+  "$PYTHON" "$WORK/check.py" jobname "$WORK/jobname.yaml"
+}
+base_job=$(jobname)
+if [ -n "$base_job" ] && [ "$base_job" = "$(jobname --set replicaCount=5,persistence.size=5Gi)" ]; then
+  pass "Job name unchanged by values outside loadtest (an upgrade leaves the finished Job alone)"
+else
+  fail "Job name unchanged by values outside loadtest (an upgrade leaves the finished Job alone)"
+fi
+if [ -n "$base_job" ] && [ "$base_job" != "$(jobname --set loadtest.rate=300)" ] \
+    && [ "$base_job" != "$(jobname --set loadtest.image.tag=1.8.2)" ]; then
+  pass "Job name changes with the loadtest values (an upgrade creates a new Job, no immutable-field error)"
+else
+  fail "Job name changes with the loadtest values (an upgrade creates a new Job, no immutable-field error)"
+fi
+long_job=$(jobname --set fullnameOverride=a-very-long-release-name-that-is-exactly-fifty-two-c)
+if [ ${#long_job} -le 63 ] && [[ $long_job == a-very-long-release-name-that-is-exactly-fift-loadtest-* ]]; then
+  pass "Job name of a 52-char fullname fits 63 chars ($long_job)"
+else
+  fail "Job name of a 52-char fullname fits 63 chars ($long_job)"
+fi
+
+# helm package follows the symlink and stores the three scripts (and only them) as real files.
+mkdir -p "$WORK/pkg"
+if "$HELM" package "$CHART" -d "$WORK/pkg" >"$WORK/pkg.out" 2>&1; then
+  pass "helm package succeeds"
+  tgz=$(ls "$WORK"/pkg/*.tgz)
+  listed=$(tar tzf "$tgz" | grep '/files/' | sort | xargs)
+  want="ringkv/files/loadtest/fill.js ringkv/files/loadtest/kv.js ringkv/files/loadtest/lib.js"
+  if [ "$listed" = "$want" ]; then
+    pass "packaged chart has exactly files/loadtest/{fill,kv,lib}.js (.helmignore keeps the rest of loadtest/ out)"
+  else
+    printf '%s\n' "$listed" >"$WORK/detail"
+    fail "packaged chart has exactly files/loadtest/{fill,kv,lib}.js (.helmignore keeps the rest of loadtest/ out)" "$WORK/detail"
+  fi
+  same=1
+  for script in fill.js kv.js lib.js; do
+    tar xzf "$tgz" -O "ringkv/files/loadtest/$script" 2>/dev/null | cmp -s - "$LOADTEST_DIR/$script" || same=0
+  done
+  if [ $same = 1 ]; then pass "packaged scripts are byte-identical to loadtest/"; else fail "packaged scripts are byte-identical to loadtest/"; fi
+else
+  fail "helm package succeeds" "$WORK/pkg.out"
+fi
 
 # ---------------------------------------------------------------------------
 section "k8s/ kustomize base"
@@ -687,6 +1003,25 @@ else
     run_checker compare "$WORK/default.yaml" "$WORK/kustomize.yaml"
   else
     fail "default chart render available for comparison"
+  fi
+  if grep -q '^kind: Job$' "$WORK/kustomize.yaml"; then
+    fail "the base has no Job: applying it starts no load test"
+  else
+    pass "the base has no Job: applying it starts no load test"
+  fi
+fi
+if [ -n "$KUBECTL" ] && command -v "$KUBECTL" >/dev/null 2>&1; then
+  # k8s/loadtest reads the scripts from loadtest/ itself, which needs LoadRestrictionsNone.
+  if ! "$KUBECTL" kustomize --load-restrictor LoadRestrictionsNone "$K8S_DIR/loadtest" \
+      >"$WORK/kustomize-loadtest.yaml" 2>"$WORK/kustomize-loadtest.err"; then
+    fail "kubectl kustomize --load-restrictor LoadRestrictionsNone k8s/loadtest" "$WORK/kustomize-loadtest.err"
+  else
+    pass "kubectl kustomize --load-restrictor LoadRestrictionsNone k8s/loadtest"
+    if [ -s "$WORK/loadtest-default.yaml" ]; then
+      run_checker compare-loadtest "$WORK/loadtest-default.yaml" "$WORK/kustomize-loadtest.yaml"
+    else
+      fail "chart render with loadtest.enabled=true available for comparison"
+    fi
   fi
 fi
 

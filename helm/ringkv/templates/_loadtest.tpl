@@ -1,0 +1,169 @@
+{{/*
+The k6 load test (loadtest.*): a ConfigMap with the scripts of loadtest/ and a Job running
+kv.js against the client Service. The scripts reach the chart through the symlink
+files/loadtest -> ../../../loadtest (helm follows it; `helm package` stores real copies).
+*/}}
+
+{{/*
+The scripts put in the ConfigMap; helm/verify.sh checks they are byte-identical to loadtest/.
+*/}}
+{{- define "ringkv.loadtestScriptNames" -}}
+fill.js kv.js lib.js
+{{- end }}
+
+{{/*
+Labels of the loadtest Job and its pod. Like the test labels, deliberately NOT a superset of
+the selector labels: the client Service must never send requests to the k6 pod.
+*/}}
+{{- define "ringkv.loadtestLabels" -}}
+helm.sh/chart: {{ include "ringkv.chart" . }}
+app.kubernetes.io/name: {{ include "ringkv.name" . }}-loadtest
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: loadtest
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{- define "ringkv.loadtestConfigMapName" -}}
+{{- printf "%s-loadtest" (include "ringkv.fullname" .) }}
+{{- end }}
+
+{{/*
+The client Service, as the k6 pod (same namespace) reaches it.
+*/}}
+{{- define "ringkv.loadtestBaseUrl" -}}
+{{- printf "http://%s:%d" (include "ringkv.fullname" .) (int .Values.service.port) }}
+{{- end }}
+
+{{/*
+ConfigMap data: file name -> content, failing the render when a script is missing (for
+example when files/loadtest is not the symlink, as on a checkout without symlink support).
+*/}}
+{{- define "ringkv.loadtestScripts" -}}
+{{- $data := dict }}
+{{- range $name := splitList " " (include "ringkv.loadtestScriptNames" .) }}
+{{- $path := printf "files/loadtest/%s" $name }}
+{{- $content := $.Files.Get $path }}
+{{- if not $content }}
+{{- fail (printf "loadtest.enabled: %s is missing from the chart; helm/ringkv/files/loadtest must be the symlink ../../../loadtest (git config core.symlinks true)" $path) }}
+{{- end }}
+{{- $_ := set $data $name $content }}
+{{- end }}
+{{- toYaml $data }}
+{{- end }}
+
+{{/*
+The k6 container's environment: the settings of loadtest/lib.js (see loadtest/BENCHMARKS.md).
+Integers go through `int`: helm holds YAML numbers as float64, which print as 1e+06.
+*/}}
+{{- define "ringkv.loadtestEnv" -}}
+{{- $lt := .Values.loadtest -}}
+- name: BASE_URL
+  value: {{ include "ringkv.loadtestBaseUrl" . | quote }}
+- name: SCENARIO
+  value: {{ $lt.scenario | quote }}
+- name: RATE
+  value: {{ int $lt.rate | quote }}
+- name: DURATION
+  value: {{ $lt.duration | quote }}
+- name: REPLICAS
+  value: {{ $lt.replicas | quote }}
+- name: KEYSPACE
+  value: {{ int $lt.keyspace | quote }}
+- name: VALUE_SIZE
+  value: {{ int $lt.valueSize | quote }}
+- name: P99_MS
+  value: {{ $lt.p99Ms | toString | quote }}
+- name: MAX_ERROR_RATE
+  value: {{ $lt.maxErrorRate | toString | quote }}
+# The store was filled (by the fill init container, or before) or not: if not, a GET may 404.
+- name: FILLED
+  value: {{ if eq $lt.fill "none" }}"0"{{ else }}"1"{{ end }}
+# Only the text summary, on stdout: the root filesystem is read-only.
+- name: SUMMARY_JSON
+  value: none
+- name: K6_NO_USAGE_REPORT
+  value: "true"
+{{- range $name, $value := $lt.env }}
+- name: {{ $name }}
+  value: {{ $value | quote }}
+{{- end }}
+{{- end }}
+
+{{/*
+One k6 container running SCRIPT (a file of the ConfigMap): {"ctx": $, "name": ..., "script": ...}.
+*/}}
+{{- define "ringkv.loadtestContainer" -}}
+{{- $lt := .ctx.Values.loadtest -}}
+- name: {{ .name }}
+  image: "{{ $lt.image.repository }}:{{ $lt.image.tag }}"
+  imagePullPolicy: {{ $lt.image.pullPolicy }}
+  # The image's entrypoint is k6 (grafana/k6, ringkv-k6). --quiet: no progress lines (two per
+  # second without a terminal), so the log is the summary (and fill.js's progress).
+  args:
+    - run
+    - --quiet
+    - --no-color
+    - /scripts/{{ .script }}
+  env:
+    {{- include "ringkv.loadtestEnv" .ctx | nindent 4 }}
+  securityContext:
+    {{- toYaml $lt.securityContext | nindent 4 }}
+  {{- with $lt.resources }}
+  resources:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  volumeMounts:
+    - name: scripts
+      mountPath: /scripts
+      readOnly: true
+    - name: tmp
+      mountPath: /tmp
+{{- end }}
+
+{{/*
+The Job's pod template (spec.template). Its hash names the Job (see ringkv.loadtestJobName).
+*/}}
+{{- define "ringkv.loadtestPodTemplate" -}}
+metadata:
+  labels:
+    {{- include "ringkv.loadtestLabels" . | nindent 4 }}
+spec:
+  restartPolicy: Never
+  automountServiceAccountToken: false
+  # No service environment variables: k6 reads K6_* variables, and a Service named k6 would
+  # inject some.
+  enableServiceLinks: false
+  securityContext:
+    {{- toYaml .Values.loadtest.podSecurityContext | nindent 4 }}
+  {{- with .Values.imagePullSecrets }}
+  imagePullSecrets:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- if eq .Values.loadtest.fill "init" }}
+  # Fills the store (every key of KEYSPACE once) before the run, so every GET must find its key.
+  initContainers:
+    {{- include "ringkv.loadtestContainer" (dict "ctx" . "name" "fill" "script" "fill.js") | nindent 4 }}
+  {{- end }}
+  containers:
+    {{- include "ringkv.loadtestContainer" (dict "ctx" . "name" "k6" "script" "kv.js") | nindent 4 }}
+  volumes:
+    - name: scripts
+      configMap:
+        name: {{ include "ringkv.loadtestConfigMapName" . }}
+    # k6 writes nothing by default; /tmp is there for what an extension or TMPDIR user needs.
+    - name: tmp
+      emptyDir:
+        sizeLimit: 64Mi
+{{- end }}
+
+{{/*
+Name of the Job: <fullname>-loadtest-<hash of the pod template and the scripts>, at most 63
+characters (the Job controller puts it in a label). A Job's pod template is immutable, so a
+`helm upgrade` that changes it (other loadtest values, other scripts, a new chart) creates a
+new Job and helm deletes the old one, instead of failing; an upgrade that leaves it alone leaves
+the finished Job alone too.
+*/}}
+{{- define "ringkv.loadtestJobName" -}}
+{{- $hash := print (include "ringkv.loadtestPodTemplate" .) (include "ringkv.loadtestScripts" .) | sha256sum | trunc 8 }}
+{{- printf "%s-loadtest-%s" (include "ringkv.fullname" . | trunc 45 | trimSuffix "-") $hash }}
+{{- end }}
