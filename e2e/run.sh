@@ -7,7 +7,8 @@
 # Needs docker (to build the images), kubectl and helm. Images are built locally and loaded into
 # the cluster with $LOAD_IMAGE (default: kube-local's load-image.sh when it is beside the checkout;
 # for kind: LOAD_IMAGE="kind load docker-image"). Everything it creates lives in a fresh
-# namespace, removed at the end whether the test passed or not.
+# namespace, removed at the end whether the test passed or not; with KUBE_LOCAL=1 the cluster
+# is stopped at the end too (also when starting it failed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +17,7 @@ NAMESPACE=${E2E_NAMESPACE:-ringkv-e2e-$(date +%s)}
 RELEASE=ringkv
 TAG=${RINGKV_IMAGE_TAG:-e2e-$(git rev-parse --short HEAD 2>/dev/null || date +%s)}
 BUSYBOX_IMAGE=ringkv-e2e/busybox:${TAG}
+NAMESPACE_CREATED=0
 PF_PIDS=()
 STEP_STARTED=$SECONDS
 STEP=""
@@ -31,6 +33,36 @@ step() {
 }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+k() { kubectl -n "$NAMESPACE" "$@"; }
+
+on_exit() {
+  local status=$?
+  for pid in "${PF_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  if [ $status -ne 0 ] && [ $NAMESPACE_CREATED = 1 ]; then
+    echo "==> FAILED in: $STEP; what the cluster says:" >&2
+    k get events --sort-by=.lastTimestamp 2>&1 | tail -n 40 >&2 || true
+    k describe pods 2>&1 | tail -n 120 >&2 || true
+    for pod in $(k get pods -o name 2>/dev/null); do
+      echo "--- last log lines of $pod" >&2
+      k logs "$pod" --all-containers --tail=30 2>&1 >&2 || true
+    done
+  fi
+  if [ $NAMESPACE_CREATED = 1 ]; then
+    echo "==> cleaning up namespace $NAMESPACE"
+    helm uninstall "$RELEASE" -n "$NAMESPACE" --wait --timeout 2m >/dev/null 2>&1 || true
+    kubectl delete namespace "$NAMESPACE" --wait=true --timeout=2m >/dev/null 2>&1 || true
+  fi
+  # down.sh is idempotent: it also undoes an up.sh that failed half-way.
+  if [ "${KUBE_LOCAL:-}" = 1 ]; then
+    echo "==> stopping kube-local"
+    "$KL/down.sh" >/dev/null 2>&1 || echo "WARNING: $KL/down.sh failed" >&2
+  fi
+  [ $status -eq 0 ] && echo "==> e2e PASSED in ${SECONDS}s" || echo "==> e2e FAILED after ${SECONDS}s" >&2
+  exit $status
+}
+trap on_exit EXIT
+
+# The trap is set first, so that a failure from here on still stops kube-local.
 if [ "${KUBE_LOCAL:-}" = 1 ]; then
   "$KL/build.sh" >/dev/null
   "$KL/up.sh" >/dev/null
@@ -43,29 +75,6 @@ fi
 for tool in kubectl helm docker curl; do
   command -v "$tool" >/dev/null || fail "$tool is needed"
 done
-
-k() { kubectl -n "$NAMESPACE" "$@"; }
-
-on_exit() {
-  local status=$?
-  for pid in "${PF_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  if [ $status -ne 0 ]; then
-    echo "==> FAILED in: $STEP; what the cluster says:" >&2
-    k get events --sort-by=.lastTimestamp 2>&1 | tail -n 40 >&2 || true
-    k describe pods 2>&1 | tail -n 120 >&2 || true
-    for pod in $(k get pods -o name 2>/dev/null); do
-      echo "--- last log lines of $pod" >&2
-      k logs "$pod" --all-containers --tail=30 2>&1 >&2 || true
-    done
-  fi
-  echo "==> cleaning up namespace $NAMESPACE"
-  helm uninstall "$RELEASE" -n "$NAMESPACE" --wait --timeout 2m >/dev/null 2>&1 || true
-  kubectl delete namespace "$NAMESPACE" --wait=true --timeout=2m >/dev/null 2>&1 || true
-  if [ "${KUBE_LOCAL:-}" = 1 ]; then "$KL/down.sh" >/dev/null || true; fi
-  [ $status -eq 0 ] && echo "==> e2e PASSED" || echo "==> e2e FAILED" >&2
-  exit $status
-}
-trap on_exit EXIT
 
 # Forwards a local port to a pod or service and waits until it answers; prints the base URL.
 forward() {
@@ -138,6 +147,7 @@ $LOAD_IMAGE "ringkv:$TAG" "$BUSYBOX_IMAGE"
 
 step "2/9 helm install --wait, 3 replicas"
 kubectl create namespace "$NAMESPACE" >/dev/null
+NAMESPACE_CREATED=1
 helm install "$RELEASE" helm/ringkv -n "$NAMESPACE" --wait --timeout 5m \
   --set fullnameOverride="$RELEASE" \
   --set replicaCount=3 \
