@@ -11,11 +11,11 @@
 #   SCENARIOS      put get mixed range       scenarios to run (loadtest/kv.js)
 #   REPLICAS_LIST  "2/3 3/3"                  replicas for put/get/mixed on the cluster; "default"
 #                                             sends none (majority); range never takes replicas
-#   RATES          "100 200 400"              offered rates (requests/s), one k6 run each; on a
-#                                             2-core machine the cluster's knee is in this range
-#   DURATION       30s                        length of each run
+#   RATES          "300 600 1200 2400"        offered rates (requests/s), one k6 run each; on a
+#                                             2-core machine the knees of all three targets are in it
+#   DURATION       20s                        length of each run
 #   BASELINES      "single netty"             baselines to run too, or "none"
-#   KEYSPACE       100000                     keys filled and used; VALUE_SIZE 1024 bytes per value
+#   KEYSPACE       20000                      keys filled and used; VALUE_SIZE 1024 bytes per value
 #   WARMUP         60s                        before measuring on each target (and before the fill),
 #                                             a mixed run at WARMUP_RATE (default: the first of
 #                                             RATES) whose results are kept apart; 0 skips it.
@@ -41,10 +41,10 @@ fi
 
 SCENARIOS=${SCENARIOS:-"put get mixed range"}
 REPLICAS_LIST=${REPLICAS_LIST:-"2/3 3/3"}
-RATES=${RATES:-"100 200 400"}
-DURATION=${DURATION:-30s}
+RATES=${RATES:-"300 600 1200 2400"}
+DURATION=${DURATION:-20s}
 BASELINES=${BASELINES:-"single netty"}
-KEYSPACE=${KEYSPACE:-100000}
+KEYSPACE=${KEYSPACE:-20000}
 VALUE_SIZE=${VALUE_SIZE:-1024}
 NODE_HEAP=${NODE_HEAP:-256m}
 PORT_BASE=${PORT_BASE:-18080}
