@@ -775,7 +775,7 @@ DEFAULT_KINDS='["ServiceAccount","Secret","Service","Service","StatefulSet","Pod
 
 render_case default ringkv default "$(cat <<EOF
 {"namespace":"default","fullname":"ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
- "httpPort":8080,"managementPort":9090,"servicePort":8080,"memoryLimit":"512Mi","heapMiB":256,
+ "httpPort":8080,"managementPort":9090,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
  "persistence":true,"size":"1Gi","storageClassName":null,"volumePermissions":false,"networkPolicy":false,
  "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0","kinds":$DEFAULT_KINDS}
 EOF
@@ -783,7 +783,7 @@ EOF
 
 render_case custom rel kvns "$(cat <<EOF
 {"namespace":"kvns","fullname":"kv","replicas":5,"imageTag":"0.1.0","clusterDomain":"corp.internal",
- "httpPort":8080,"managementPort":9090,"servicePort":8080,"memoryLimit":"2Gi","heapMiB":1024,
+ "httpPort":8080,"managementPort":9090,"servicePort":8080,"memoryLimit":"2Gi","heapMiB":819,
  "persistence":true,"size":"10Gi","storageClassName":"fast-ssd","volumePermissions":true,"networkPolicy":true,
  "antiAffinity":"hard","spread":true,"tests":true,"testImage":"busybox:1.37.0",
  "kinds":["ServiceAccount","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}
@@ -822,7 +822,7 @@ persistence:
 EOF
 render_case ports-and-secret ringkv default "$(cat <<EOF
 {"namespace":"default","fullname":"ringkv-store","replicas":3,"imageTag":"0.2.0","clusterDomain":"cluster.local",
- "httpPort":8081,"managementPort":9091,"servicePort":8080,"memoryLimit":"512Mi","heapMiB":256,
+ "httpPort":8081,"managementPort":9091,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
  "persistence":true,"size":"1Gi","storageClassName":"","volumePermissions":true,
  "volumePermissionsImage":"debian:bookworm-slim","networkPolicy":false,
  "secretValue":"0123456789abcdef0123456789abcdef",
