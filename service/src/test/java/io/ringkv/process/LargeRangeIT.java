@@ -19,6 +19,9 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.ringkv.support.Chunks;
@@ -40,6 +43,19 @@ class LargeRangeIT {
     static Path dir;
 
     private static final List<NodeProcess> nodes = new ArrayList<>();
+
+    /** A cut-off range means a node failed mid-stream: its log says why, and the temp dir goes away. */
+    @RegisterExtension
+    static final TestWatcher printLogsOnFailure = new TestWatcher() {
+        @Override
+        public void testFailed(ExtensionContext context, Throwable cause) {
+            for (int i = 0; i < nodes.size(); i++) {
+                String log = nodes.get(i).output();
+                System.out.printf("--- node %d (%s), last lines of its log:%n%s%n", i,
+                        nodes.get(i).isAlive() ? "alive" : "exited", log.substring(Math.max(0, log.length() - 6000)));
+            }
+        }
+    };
 
     @BeforeAll
     static void startAndFill() throws Exception {
