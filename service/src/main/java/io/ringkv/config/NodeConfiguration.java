@@ -123,9 +123,7 @@ public class NodeConfiguration {
     @Bean
     Coordinator coordinator(ReplicaDirectory replicaDirectory, HybridClock hybridClock, RingkvProperties properties) {
         Duration readHedgeDelay = properties.replication().readHedgeDelay();
-        if (readHedgeDelay.isNegative()) {
-            throw new InvalidSettingException("ringkv.replication.read-hedge-delay", "must not be negative, got " + readHedgeDelay);
-        }
+        SettingsValidator.notNegative("ringkv.replication.read-hedge-delay", readHedgeDelay.toMillis());
         return new Coordinator(replicaDirectory, hybridClock, properties.replication().timeout(), readHedgeDelay);
     }
 

@@ -86,6 +86,12 @@ final class SettingsValidator {
         }
     }
 
+    static void notNegative(String setting, long value) {
+        if (value < 0) {
+            throw new InvalidSettingException(setting, "must not be negative, got " + value);
+        }
+    }
+
     static void positive(String setting, long value) {
         if (value <= 0) {
             throw new InvalidSettingException(setting, "must be positive, got " + value);
