@@ -1,5 +1,8 @@
 package io.ringkv.metrics;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatusCode;
@@ -21,6 +24,9 @@ import reactor.core.publisher.Mono;
 public final class ClientRequestMetrics implements WebFilter, Ordered {
 
     private final MeterRegistry meters;
+    /** Looked up once per operation and status: building and registering a timer on every request costs CPU. */
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private final Map<String, Counter> notEnoughReplicas = new ConcurrentHashMap<>();
 
     public ClientRequestMetrics(MeterRegistry meters) {
         this.meters = meters;
@@ -41,16 +47,16 @@ public final class ClientRequestMetrics implements WebFilter, Ordered {
         return chain.filter(exchange).doFinally(signal -> {
             HttpStatusCode status = exchange.getResponse().getStatusCode();
             String code = status == null ? "200" : String.valueOf(status.value());
-            sample.stop(Timer.builder("ringkv.client.requests")
+            sample.stop(timers.computeIfAbsent(operation + '/' + code, ignored -> Timer.builder("ringkv.client.requests")
                     .description("Public API requests this node coordinated")
                     .tags("operation", operation, "status", code)
                     .publishPercentileHistogram()
-                    .register(meters));
+                    .register(meters)));
             if (status != null && status.value() == 504) {
-                Counter.builder("ringkv.client.not.enough.replicas")
+                notEnoughReplicas.computeIfAbsent(operation, ignored -> Counter.builder("ringkv.client.not.enough.replicas")
                         .description("Requests answered 504: fewer than ack replicas answered in time")
                         .tag("operation", operation)
-                        .register(meters)
+                        .register(meters))
                         .increment();
             }
         });
