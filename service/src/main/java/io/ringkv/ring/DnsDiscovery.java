@@ -136,7 +136,11 @@ public final class DnsDiscovery implements SmartLifecycle {
                                 listed.add(name);
                                 return Mono.empty();
                             }
+                            // Bounded well inside the round: a DNS server that does not answer
+                            // for a missing name (an unreachable upstream) must not fail the round
+                            // and so keep every down member on the ring for good.
                             return resolveAll(URI.create(name).getHost())
+                                    .timeout(refreshInterval)
                                     .doOnNext(addresses -> {
                                         if (!addresses.isEmpty()) {
                                             listed.add(name);
