@@ -16,7 +16,6 @@ KL=../shared/kube-local
 NAMESPACE=${E2E_NAMESPACE:-ringkv-e2e-$(date +%s)}
 RELEASE=ringkv
 TAG=${RINGKV_IMAGE_TAG:-e2e-$(git rev-parse --short HEAD 2>/dev/null || date +%s)}
-BUSYBOX_IMAGE=ringkv-e2e/busybox:${TAG}
 K6_IMAGE=""
 NAMESPACE_CREATED=0
 PF_PIDS=()
@@ -139,11 +138,7 @@ expect_status() { # expected method url [data]
 step "1/9 build the images and load them into the cluster"
 bin/with-jdk ./mvnw -B -q -DskipTests package
 RINGKV_IMAGE_TAG=$TAG bin/build-image
-busybox_dir=$(mktemp -d)
-cp "$(command -v busybox)" "$busybox_dir/busybox"
-printf 'FROM scratch\nCOPY busybox /bin/busybox\nRUN ["/bin/busybox", "--install", "-s", "/bin"]\nUSER 10001\n' >"$busybox_dir/Dockerfile"
-docker build -q -t "$BUSYBOX_IMAGE" "$busybox_dir" >/dev/null
-rm -rf "$busybox_dir"
+BUSYBOX_IMAGE=$(bin/build-busybox-image)
 K6_IMAGE=$(bin/build-k6-image)
 $LOAD_IMAGE "ringkv:$TAG" "$BUSYBOX_IMAGE" "$K6_IMAGE"
 log "loaded ringkv:$TAG, $BUSYBOX_IMAGE, $K6_IMAGE"
@@ -157,7 +152,7 @@ helm install "$RELEASE" helm/ringkv -n "$NAMESPACE" --wait --timeout 5m \
   --set image.tag="$TAG" \
   --set volumePermissions.enabled=true \
   --set cluster.discoveryRefreshInterval=2s \
-  --set tests.image.repository="${BUSYBOX_IMAGE%:*}" --set tests.image.tag="$TAG" >/dev/null
+  --set tests.image.repository="${BUSYBOX_IMAGE%:*}" --set tests.image.tag="${BUSYBOX_IMAGE##*:}" >/dev/null
 k get pods -o wide
 
 step "3/9 every pod sees the same 3 members by their stable names; helm test passes"

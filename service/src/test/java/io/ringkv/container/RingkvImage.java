@@ -77,9 +77,11 @@ public final class RingkvImage {
 
     /**
      * Whether a Docker engine answers, found the way the tests will use it (DOCKER_HOST,
-     * ~/.testcontainers.properties, the Unix socket, ...); Testcontainers caches the answer.
+     * ~/.testcontainers.properties, the Unix socket, ...); Testcontainers caches the answer. The
+     * image Testcontainers itself may run is built first, so that it never pulls one.
      */
     static boolean dockerAvailable() {
+        BusyboxImage.ensureBuilt();
         return DockerClientFactory.instance().isDockerAvailable();
     }
 
