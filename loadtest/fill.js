@@ -3,10 +3,9 @@
 //   k6 run -e KEYSPACE=100000 loadtest/fill.js
 // A PUT that fails (503 under overload, 504) is retried up to FILL_RETRIES (10) times with
 // backoff; the run fails if any key could not be written, since GETs would then see 404s.
-import http from 'k6/http';
 import exec from 'k6/execution';
 import { check, sleep } from 'k6';
-import { cfg, key, value, entityUrl, putParams, statusCounts, summaryHandler } from './lib.js';
+import { cfg, key, putKey, OK_STATUS, statusCounts, summaryHandler } from './lib.js';
 
 const fillVus = Math.max(1, Math.min(Number(__ENV.FILL_VUS || 32), cfg.keyspace));
 const RETRIES = Number(__ENV.FILL_RETRIES || 10);
@@ -36,11 +35,11 @@ export default function (data) {
   const i = exec.scenario.iterationInTest; // 0 .. KEYSPACE-1, each exactly once
   let res;
   for (let attempt = 0; attempt <= RETRIES; attempt++) {
-    res = http.put(entityUrl(key(i)), value, putParams);
-    if (res.status === 201) break;
+    res = putKey(key(i));
+    if (res.status === OK_STATUS.put) break;
     sleep(Math.min(0.05 * Math.pow(2, attempt), 2)); // 50 ms, 100 ms, ... at most 2 s
   }
-  check(res, { 'PUT 201': (r) => r.status === 201 });
+  check(res, { [`PUT ${OK_STATUS.put}`]: (r) => r.status === OK_STATUS.put });
   const done = i + 1;
   if (done % step === 0 || done === cfg.keyspace) {
     const secs = (Date.now() - data.t0) / 1000;

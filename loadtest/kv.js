@@ -1,4 +1,4 @@
-// ringkv load: one of the scenarios put | get | mixed | range (SCENARIO), offered at a fixed
+// ringkv (or etcd: STORE=etcd) load: one of the scenarios put | get | mixed | range (SCENARIO), offered at a fixed
 // rate (EXECUTOR=constant, the default) or along a ramp (EXECUTOR=ramping), open model: requests
 // start on schedule whether or not earlier ones have answered.
 //   k6 run -e SCENARIO=get -e RATE=1000 -e DURATION=30s -e REPLICAS=2/3 loadtest/kv.js
@@ -6,7 +6,7 @@
 import http from 'k6/http';
 import { check } from 'k6';
 import {
-  cfg, key, pickIndex, value, entityUrl, rangeUrl, putParams, getParams, deleteParams,
+  cfg, key, pickIndex, rangeUrl, putKey, getKey, deleteKey, OK_STATUS,
   executor, thresholds, commonOptions, summaryHandler,
 } from './lib.js';
 
@@ -17,6 +17,7 @@ const OPS = {
   range: ['range'],
 };
 if (!OPS[cfg.scenario]) throw new Error(`SCENARIO must be one of ${Object.keys(OPS).join(', ')}, got "${cfg.scenario}"`);
+if (cfg.scenario === 'range' && cfg.store !== 'ringkv') throw new Error('the range scenario is for ringkv only');
 
 export const options = {
   ...commonOptions,
@@ -25,12 +26,12 @@ export const options = {
 };
 
 function doPut() {
-  const res = http.put(entityUrl(key(pickIndex())), value, putParams);
-  check(res, { 'PUT 201': (r) => r.status === 201 });
+  const res = putKey(key(pickIndex()));
+  check(res, { [`PUT ${OK_STATUS.put}`]: (r) => r.status === OK_STATUS.put });
 }
 
 function doGet() {
-  const res = http.get(entityUrl(key(pickIndex())), getParams);
+  const res = getKey(key(pickIndex()));
   if (cfg.allowMissing) {
     check(res, { 'GET 200 or 404': (r) => r.status === 200 || r.status === 404 });
   } else {
@@ -39,8 +40,8 @@ function doGet() {
 }
 
 function doDelete() {
-  const res = http.del(entityUrl(key(pickIndex())), null, deleteParams);
-  check(res, { 'DELETE 202': (r) => r.status === 202 });
+  const res = deleteKey(key(pickIndex()));
+  check(res, { [`DELETE ${OK_STATUS.delete}`]: (r) => r.status === OK_STATUS.delete });
 }
 
 export function put() {

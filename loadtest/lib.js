@@ -2,6 +2,7 @@
 // Every setting comes from the environment (k6 run -e NAME=value, or exported variables);
 // README-style documentation of each one is in loadtest/BENCHMARKS.md.
 import http from 'k6/http';
+import encoding from 'k6/encoding';
 import { randomBytes } from 'k6/crypto';
 
 function env(name, fallback) {
@@ -45,6 +46,8 @@ const filled = env('FILLED', '1') !== '0';
 
 export const cfg = {
   scenario,
+  // ringkv, or etcd (3.4's JSON gateway: the store a user would pick instead, under the same load)
+  store: env('STORE', 'ringkv'),
   nodes: nodeList(),
   executor: env('EXECUTOR', 'constant'), // constant | ramping
   rate, // requests (iterations) per second offered
@@ -69,6 +72,12 @@ export const cfg = {
   maxErrorRate: floatEnv('MAX_ERROR_RATE', 0.01),
 };
 
+if (!['ringkv', 'etcd'].includes(cfg.store)) {
+  throw new Error(`STORE must be ringkv or etcd, got "${cfg.store}"`);
+}
+if (cfg.store === 'etcd' && cfg.replicas !== '') {
+  throw new Error('REPLICAS is for ringkv: etcd replicates every write to a majority through Raft');
+}
 if (!['uniform', 'zipf'].includes(cfg.distribution)) {
   throw new Error(`DISTRIBUTION must be uniform or zipf, got "${cfg.distribution}"`);
 }
@@ -172,6 +181,44 @@ export const getParams = {
 };
 
 export const deleteParams = { tags: { op: 'delete' }, responseType: 'none', timeout: cfg.timeout };
+
+// ---- one request of each kind, for either store ----------------------------------------------
+
+// etcd's gateway takes JSON with base64 keys and values; its reads are linearizable by default
+// (a quorum read through the leader), its writes go through Raft with an fsync on each member.
+const etcdJson = { 'Content-Type': 'application/json' };
+const value64 = encoding.b64encode(value);
+const etcdParams = (params) => Object.assign({}, params, { headers: etcdJson });
+const etcdGetParams = etcdParams(getParams);
+const etcdPutParams = etcdParams(putParams);
+const etcdDeleteParams = etcdParams(deleteParams);
+
+export function putKey(id) {
+  if (cfg.store === 'etcd') {
+    const body = `{"key":"${encoding.b64encode(id)}","value":"${value64}"}`;
+    return http.post(`${node()}/v3/kv/put`, body, etcdPutParams);
+  }
+  return http.put(entityUrl(id), value, putParams);
+}
+
+export function getKey(id) {
+  if (cfg.store === 'etcd') {
+    return http.post(`${node()}/v3/kv/range`, `{"key":"${encoding.b64encode(id)}"}`, etcdGetParams);
+  }
+  return http.get(entityUrl(id), getParams);
+}
+
+export function deleteKey(id) {
+  if (cfg.store === 'etcd') {
+    return http.post(`${node()}/v3/kv/deleterange`, `{"key":"${encoding.b64encode(id)}"}`, etcdDeleteParams);
+  }
+  return http.del(entityUrl(id), null, deleteParams);
+}
+
+// What each store answers on success: etcd's gateway answers 200 to everything that worked.
+export const OK_STATUS = cfg.store === 'etcd'
+  ? { put: 200, get: 200, delete: 200 }
+  : { put: 201, get: 200, delete: 202 };
 
 // ---- executors, thresholds ---------------------------------------------------------------------
 

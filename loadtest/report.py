@@ -4,11 +4,15 @@
     python3 loadtest/report.py loadtest/results/<timestamp>      report.md + charts/*.png
     python3 loadtest/report.py --timeline k6.csv.gz out.csv      per-second buckets of a k6 CSV
     python3 loadtest/report.py --line summary.json               one line about a k6 summary
+    python3 loadtest/report.py --wrk-line out1.txt out2.txt ...  one line about a wrk run
 
-The folder holds what run.sh wrote: env.txt, runs.tsv (one line per k6 run), k6/<run>.json
+The folder holds what run.sh wrote: env.txt, runs.tsv (one line per k6 or wrk run), k6/<run>.json
 (handleSummary's JSON), k6/<run>.timeline.csv (per-second latency buckets, made from k6's
---out csv), rss.tsv (epoch, process, pid, VmRSS KiB, CPU ticks, every second), machine.tsv (epoch, busy and
-total CPU jiffies, 1-minute load) and timings.tsv.
+--out csv; the cold start's raw CSV k6/<run>.csv.gz is kept), wrk/<run>-<n>.txt (each wrk
+process's output, with its WRK_SUMMARY line), startup.tsv (each ringkv node's time to ready),
+profiles/<run>/<process>-{cpu,alloc,lock}.html (PROFILE=1), rss.tsv (epoch, process, pid, VmRSS
+KiB, CPU ticks, every second), machine.tsv (epoch, busy and total CPU jiffies, 1-minute load)
+and timings.tsv.
 Charts need matplotlib; without it the report still has every table.
 """
 import csv
@@ -21,7 +25,14 @@ import sys
 from collections import defaultdict
 
 PCTS = [("p50", "med"), ("p90", "p(90)"), ("p99", "p(99)"), ("p99.9", "p(99.9)"), ("max", "max")]
-TARGET_NAMES = {"cluster": "cluster (3 nodes)", "single": "single node", "netty": "bare Netty"}
+TARGET_NAMES = {"cluster": "cluster (3 nodes)", "cluster-sync": "cluster, fsync per write (3 nodes)",
+                "single": "single node", "netty": "bare Netty", "etcd": "etcd (3 members)"}
+# The names run.sh gives each target's processes (procs.tsv, rss.tsv).
+PROCESS_PREFIX = {"cluster": "node-", "cluster-sync": "sync-", "single": "single-", "netty": "netty-",
+                  "etcd": "etcd-"}
+# Runs that are not one point of a scenario's rate sweep: the closed-loop wrk run, the cold start.
+WRK_SCENARIO, COLD_PREFIX = "wrk-mixed", "cold-"
+COLD_WINDOW_S = 15
 
 
 def parse_duration(text):
@@ -157,6 +168,171 @@ def line(path):
             + (", THRESHOLDS MISSED" if r["failed_thresholds"] else ""))
 
 
+# ---- wrk ------------------------------------------------------------------------------------------
+
+def load_wrk(folder, files):
+    """Each wrk process's output: its URL (run.sh's first line) and its WRK_SUMMARY JSON."""
+    procs = []
+    for rel in files:
+        path = os.path.join(folder, rel)
+        url, data = None, None
+        if os.path.exists(path):
+            with open(path, errors="replace") as f:
+                for ln in f:
+                    if ln.startswith("# url: "):
+                        url = ln[len("# url: "):].strip()
+                    elif ln.startswith("WRK_SUMMARY "):
+                        try:
+                            data = json.loads(ln[len("WRK_SUMMARY "):])
+                        except ValueError:
+                            pass
+        procs.append({"file": rel, "url": url, "s": data})
+    return procs
+
+
+def summarize_wrk(procs):
+    """The three processes together: rates and counts add up; wrk merges no histograms, so the
+    percentiles are the worst (highest) of the processes'."""
+    ok = [p["s"] for p in procs if p["s"]]
+    if not ok:
+        return None
+    kinds = defaultdict(int)
+    for x in ok:
+        for k, v in x.get("errors", {}).items():
+            kinds[k] += v
+    reqs = sum(x["requests"] for x in ok)
+    out = {
+        "requests": reqs,
+        "achieved": sum(x["rate"] for x in ok),
+        "errors_n": sum(kinds.values()),
+        "error_kinds": {k: v for k, v in kinds.items() if v},
+        "missing": len(procs) - len(ok),
+        "processes": len(procs),
+    }
+    out["errors"] = 100.0 * out["errors_n"] / reqs if reqs else float("nan")
+    for label in ("p50", "p90", "p99", "p99.9", "max"):
+        out[label] = max(x["latency_ms"].get(label, float("nan")) for x in ok)
+    return out
+
+
+def wrk_line(files):
+    procs = load_wrk(".", files)
+    x = summarize_wrk(procs)
+    if not x:
+        return "wrk: no WRK_SUMMARY in " + " ".join(files)
+    each = " + ".join(f"{p['s']['rate']:.0f}" if p["s"] else "?" for p in procs)
+    return (f"wrk mixed: {x['achieved']:.1f}/s ({each}), worst of {len(procs)}: p50 {fmt_ms(x['p50'])} "
+            f"p99 {fmt_ms(x['p99'])} max {fmt_ms(x['max'])} ms, errors {x['errors_n']}"
+            + (f" ({', '.join(f'{k} {v}' for k, v in x['error_kinds'].items())})" if x["error_kinds"] else "")
+            + (f", {x['missing']} process(es) without a summary" if x["missing"] else ""))
+
+
+# ---- the cold start -------------------------------------------------------------------------------
+
+def csv_windows(csv_path, duration_s, width=COLD_WINDOW_S):
+    """Requests, failures, statuses and percentiles per window of `width` seconds of a k6 CSV
+    (--out csv), counted from its first request; samples past the run's end go to the last one."""
+    opener = gzip.open if csv_path.endswith(".gz") else open
+    rows = []
+    with opener(csv_path, "rt", newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        col = {name: i for i, name in enumerate(header)}
+        i_name, i_time, i_value = col["metric_name"], col["timestamp"], col["metric_value"]
+        i_expected, i_status = col.get("expected_response"), col.get("status")
+        for row in reader:
+            if row[i_name] != "http_req_duration":
+                continue
+            ts = int(row[i_time])
+            ms = ts if ts > 10**11 else ts * 1000
+            rows.append((ms, float(row[i_value]),
+                         i_expected is not None and row[i_expected] == "false",
+                         row[i_status] if i_status is not None else ""))
+    if not rows:
+        return []
+    first = min(r[0] for r in rows)
+    n = max(1, int(math.ceil(duration_s / width))) if duration_s else None
+    wins = defaultdict(lambda: {"values": [], "failed": 0, "statuses": defaultdict(int)})
+    for ms, v, failed, status in rows:
+        i = int((ms - first) // (width * 1000))
+        if n is not None:
+            i = min(i, n - 1)
+        w = wins[i]
+        w["values"].append(v)
+        w["failed"] += failed
+        w["statuses"][int(status) if status.isdigit() else 0] += 1
+    out = []
+    for i in sorted(wins):
+        w = wins[i]
+        vals = sorted(w["values"])
+        end = (i + 1) * width if n is None else (duration_s if i == n - 1 else min((i + 1) * width, duration_s))
+        out.append({"from": i * width, "to": end, "requests": len(vals),
+                    "errors": 100.0 * w["failed"] / len(vals), "statuses": dict(sorted(w["statuses"].items())),
+                    "p50": percentile(vals, 50), "p99": percentile(vals, 99), "max": vals[-1]})
+    return out
+
+
+def timeline_windows(rows, width=COLD_WINDOW_S):
+    """The same from the per-second timeline when the raw CSV is gone: requests and failures are
+    exact, the p99 is the highest of the seconds' p99s (an upper bound), no statuses."""
+    wins = defaultdict(list)
+    for r in rows:
+        wins[int(r["second"] // width)].append(r)
+    out = []
+    for i in sorted(wins):
+        rs = [r for r in wins[i] if r["requests"]]
+        reqs = sum(r["requests"] for r in wins[i])
+        out.append({"from": i * width, "to": (i + 1) * width, "requests": int(reqs),
+                    "errors": 100.0 * sum(r["failed"] for r in wins[i]) / reqs if reqs else float("nan"),
+                    "statuses": {}, "p50": float("nan"),
+                    "p99": max((r["p99"] for r in rs), default=float("nan")),
+                    "max": max((r["max"] for r in rs), default=float("nan")), "approx": True})
+    return out
+
+
+def cold_section(folder, runs):
+    startup = read_tsv(os.path.join(folder, "startup.tsv"))
+    colds = [r for r in runs if r["kind"] == "cold"]
+    if not startup and not colds:
+        return []
+    out = ["## cold start", ""]
+    if startup:
+        out += ["Each ringkv node's time from its JVM's start (the launch by run.sh) to "
+                "`GET /actuator/health/readiness` answering 200 and to `/v0/status` answering, polled every 100 ms.", "",
+                "| target | node | ready s | /v0/status s |", "| --- | --- | ---: | ---: |"]
+        for row in startup:
+            def secs(v):
+                return f"{int(v) / 1000:.1f}" if v and v.isdigit() else "-"
+            out.append(f"| {TARGET_NAMES.get(row['target'], row['target'])} | {row['process']} | "
+                       f"{secs(row['ready_ms'])} | {secs(row['status_ms'])} |")
+        out.append("")
+    for r in colds:
+        out += [f"### {variant(r)}: mixed at {r['rate']}/s on the empty store from readiness on, {r['duration']}", ""]
+        if not r["ok"]:
+            out += [f"No summary (k6 exit {r['rc']}).", ""]
+            continue
+        x = r["r"]
+        raw = os.path.join(folder, r["csv"])
+        wins = []
+        if os.path.exists(raw):
+            wins = csv_windows(raw, parse_duration(r["duration"]))
+        elif r["timeline"]:
+            wins = timeline_windows(r["timeline"])
+        out += ["| window | requests | errors % | statuses | p50 | p99 | max |",
+                "| --- | ---: | ---: | --- | ---: | ---: | ---: |"]
+        for w in wins:
+            mark = " (max of per-second p99s)" if w.get("approx") else ""
+            out.append(f"| {w['from']:g}–{w['to']:g} s | {w['requests']} | {w['errors']:.2f} | "
+                       f"{fmt_statuses(w['statuses'])} | {fmt_ms(w['p50'])} | {fmt_ms(w['p99'])}{mark} | {fmt_ms(w['max'])} |")
+        out.append(f"| whole run | {x['requests']} | {x['errors']:.2f} | {fmt_statuses(x['statuses'])} | "
+                   f"{fmt_ms(x['p50'])} | {fmt_ms(x['p99'])} | {fmt_ms(x['max'])} |")
+        cpu_cell = " / ".join(f"{v:.0f}" for v in r["cpu"].values()) or "-"
+        out += ["", f"Achieved {x['achieved']:.1f}/s, dropped {x['dropped']}, CPU % {cpu_cell}, "
+                f"CPU ms/req {fmt_ms(r['cpu_per_req'])}. Windows from k6's raw per-request CSV, counted from "
+                f"its first request; GETs of keys not written yet answer 404, which is not an error here.", ""]
+    return out
+
+
 # ---- the report -------------------------------------------------------------------------------------
 
 def read_tsv(path):
@@ -215,7 +391,22 @@ def machine_busy(machine, start, end):
 
 
 def process_prefix(target):
-    return {"cluster": "node-", "single": "single-", "netty": "netty-"}[target]
+    return PROCESS_PREFIX.get(target, target + "-")
+
+
+def run_kind(run):
+    if run["scenario"] == WRK_SCENARIO:
+        return "wrk"
+    if run["scenario"].startswith(COLD_PREFIX):
+        return "cold"
+    return "k6"
+
+
+def to_float(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return float("nan")
 
 
 def peaks(samples, target, start, end):
@@ -245,10 +436,19 @@ def report(folder):
             hz = int(ln.split(":")[1])
 
     for run in runs:
-        path = os.path.join(folder, run["summary"])
-        run["ok"] = os.path.exists(path)
-        if run["ok"]:
-            run["r"] = summarize(load_summary(path), parse_duration(run["duration"]))
+        run["kind"] = run_kind(run)
+        run["p99_limit"] = None
+        if run["kind"] == "wrk":
+            run["procs"] = load_wrk(folder, run["summary"].split(","))
+            run["r"] = summarize_wrk(run["procs"])
+            run["ok"] = run["r"] is not None
+        else:
+            path = os.path.join(folder, run["summary"])
+            run["ok"] = os.path.exists(path)
+            if run["ok"]:
+                s = load_summary(path)
+                run["r"] = summarize(s, parse_duration(run["duration"]))
+                run["p99_limit"] = s.get("ringkv", {}).get("config", {}).get("p99Ms")
         run["rss"] = peaks(rss, run["target"], int(run["start"]), int(run["end"]))
         run["cpu"] = cpu_percent(ticks, run["target"], int(run["start"]), int(run["end"]), hz)
         # CPU time of all the target's JVMs per completed request (the run's window, in ms).
@@ -256,15 +456,16 @@ def report(folder):
         done = run["r"]["requests"] if run["ok"] else 0
         run["cpu_per_req"] = (sum(run["cpu"].values()) / 100.0 * secs * 1000 / done) if done and run["cpu"] else None
         run["busy"], run["load"] = machine_busy(machine, int(run["start"]), int(run["end"]))
-        run["rate_n"] = float(run["rate"])
+        run["rate_n"] = to_float(run["rate"])
         tl = os.path.join(folder, run["csv"].replace(".csv.gz", ".timeline.csv"))
-        run["timeline"] = read_timeline(tl) if os.path.exists(tl) else None
+        run["timeline"] = read_timeline(tl) if run["csv"] not in ("", "-") and os.path.exists(tl) else None
 
     cores = 1
     for ln in env:
         m = re.search(r"(\d+) cores", ln)
         if ln.startswith("machine:") and m:
             cores = int(m.group(1))
+    k6_runs = [r for r in runs if r["kind"] == "k6"]
     charts = make_charts(folder, runs, rss, ticks, machine, hz, cores)
 
     out = [f"# ringkv load test, {os.path.basename(os.path.normpath(folder))}", ""]
@@ -278,11 +479,11 @@ def report(folder):
             "busy % over all cores (k6 and anything else running included) and its highest 1-minute load.", ""]
 
     scenarios = []
-    for run in runs:
+    for run in k6_runs:
         if run["scenario"] not in scenarios:
             scenarios.append(run["scenario"])
     for scenario in scenarios:
-        rs = [r for r in runs if r["scenario"] == scenario]
+        rs = [r for r in k6_runs if r["scenario"] == scenario]
         out += [f"## {scenario}", ""]
         out += ["| target | offered/s | achieved/s | p50 | p90 | p99 | p99.9 | max | errors % | statuses | dropped | peak RSS MiB | CPU % | CPU ms/req | machine busy % (load) | thresholds |",
                 "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- | --- | ---: | --- | --- |"]
@@ -300,9 +501,15 @@ def report(folder):
                        f"{fmt_ms(x['p99'])}{ops} | {fmt_ms(x['p99.9'])} | {fmt_ms(x['max'])} | {x['errors']:.2f} | "
                        f"{fmt_statuses(x['statuses'])} | {x['dropped']} | {rss_cell} | {cpu_cell} | {fmt_ms(r['cpu_per_req'])} | {busy_cell} | {th} |")
         out.append("")
+        out += capacity_lines(rs)
         out += baseline_ratios(rs)
         for name in charts.get(scenario, []):
             out += [f"![{name}](charts/{name})", ""]
+
+    out += wrk_section(runs)
+    out += cold_section(folder, runs)
+    for name in charts.get("_cold", []):
+        out += [f"![{name}](charts/{name})", ""]
 
     warmups = sorted(f for f in os.listdir(os.path.join(folder, "k6")) if f.endswith("_warmup.json")) \
         if os.path.isdir(os.path.join(folder, "k6")) else []
@@ -350,6 +557,8 @@ def report(folder):
         out += [f"| {t['step']} | {t['seconds']} |" for t in timings]
         out.append("")
 
+    out += profiles_section(folder, runs, env)
+
     if charts.get("_error"):
         out += [f"_No charts: {charts['_error']}_", ""]
 
@@ -395,36 +604,189 @@ def node_metrics(folder):
             "| --- | --- | ---: | ---: | ---: | ---: |"] + rows + [""]
 
 
+def ratio(a, b):
+    if a is None or b is None or not b or math.isnan(a) or math.isnan(b):
+        return "-"
+    return f"{a / b:.2f}"
+
+
+BASELINES = ("single", "netty", "etcd")
+
+
 def baseline_ratios(rs):
-    """Each cluster run against the baselines at the same offered rate: how much slower."""
+    """Each cluster run (and the single node's) against the baselines at the same offered rate:
+    how much slower or costlier. Runs at different rates are never compared."""
     base = {}
     for r in rs:
-        if r["ok"] and r["target"] in ("single", "netty"):
+        if r["ok"] and r["target"] in BASELINES:
             base[(r["target"], r["rate"])] = dict(r["r"], cpu_per_req=r.get("cpu_per_req"))
-    if not base:
-        return []
-    out = ["Against the baselines at the same offered rate (cluster ÷ baseline; above 1 is slower):", "",
-           "| cluster run | offered/s | p50 × single | p99 × single | p50 × netty | p99 × netty | achieved × single | achieved × netty | CPU/req × single | CPU/req × netty |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-
-    def ratio(a, b):
-        if a is None or b is None or not b or math.isnan(a) or math.isnan(b):
-            return "-"
-        return f"{a / b:.2f}"
-
+    present = [b for b in BASELINES if any(k[0] == b for k in base)]
+    head = []
+    for b in present:
+        head += [f"p50 × {b}", f"p99 × {b}", f"achieved × {b}", f"CPU/req × {b}"]
+    rows = []
     for r in rs:
-        if not r["ok"] or r["target"] != "cluster":
+        if not r["ok"] or r["target"] not in ("cluster", "cluster-sync", "single"):
             continue
-        s, n = base.get(("single", r["rate"])), base.get(("netty", r["rate"]))
         x = r["r"]
         cells = []
-        for b in (s, n):
-            cells += [ratio(x["p50"], b["p50"]) if b else "-", ratio(x["p99"], b["p99"]) if b else "-"]
-        cells += [ratio(x["achieved"], s["achieved"]) if s else "-", ratio(x["achieved"], n["achieved"]) if n else "-"]
-        cells += [ratio(r.get("cpu_per_req"), b["cpu_per_req"]) if b else "-" for b in (s, n)]
-        out.append(f"| {variant(r)} | {r['rate']} | " + " | ".join(cells) + " |")
+        for b in present:
+            y = base.get((b, r["rate"])) if b != r["target"] else None
+            if not y:
+                cells += ["-"] * 4
+                continue
+            cells += [ratio(x["p50"], y["p50"]), ratio(x["p99"], y["p99"]),
+                      ratio(x["achieved"], y["achieved"]), ratio(r.get("cpu_per_req"), y["cpu_per_req"])]
+        if all(c == "-" for c in cells):
+            continue
+        rows.append((r, cells))
+    if not rows:
+        return []
+    # Only the baselines some row is compared with (the single node's own column stays out).
+    keep = [i for i in range(len(head))
+            if any(c != "-" for _, cells in rows for c in cells[i // 4 * 4:i // 4 * 4 + 4])]
+    head = [head[i] for i in keep]
+    lines = [f"| {variant(r)} | {r['rate']} | " + " | ".join(cells[i] for i in keep) + " |" for r, cells in rows]
+    return ["Against the baselines at the same offered rate (run ÷ baseline; above 1 is slower, or costlier "
+            "per request; `-`: that baseline did not run at this rate):", "",
+            "| run | offered/s | " + " | ".join(head) + " |",
+            "| --- | ---: |" + " ---: |" * len(head)] + lines + [""]
+
+
+def held(r):
+    """The offered rate was held: every request answered as expected, none dropped, the rate
+    achieved (within 5 %), and p99 within the run's own P99_MS threshold."""
+    x = r["r"]
+    limit = r["p99_limit"] if r["p99_limit"] is not None else 10
+    return (x["errors"] == 0 and x["dropped"] == 0 and not math.isnan(x["p99"]) and x["p99"] <= limit
+            and x["achieved"] >= 0.95 * r["rate_n"])
+
+
+def capacity_lines(rs):
+    """Per target (and replicas): the highest offered rate held with p99 ≤ P99_MS and no errors."""
+    variants = []
+    for r in rs:
+        if variant(r) not in variants:
+            variants.append(variant(r))
+    limits = sorted({r["p99_limit"] for r in rs if r["ok"] and r["p99_limit"] is not None})
+    limit = "/".join(f"{v:g}" for v in limits) or "10"
+    out = [f"Highest offered rate held with p99 ≤ {limit} ms (P99_MS) and no errors (nor dropped iterations, "
+           f"and at least 95 % of the offered rate achieved):", ""]
+    for v in variants:
+        vr = sorted((r for r in rs if variant(r) == v and r["ok"]), key=lambda r: r["rate_n"])
+        ok = [r for r in vr if held(r)]
+        if not vr:
+            continue
+        if not ok:
+            out.append(f"- {v}: none of {', '.join(r['rate'] for r in vr)}/s")
+            continue
+        best = ok[-1]
+        missed = [r["rate"] for r in vr if r["rate_n"] < best["rate_n"] and not held(r)]
+        above = [r["rate"] for r in vr if r["rate_n"] > best["rate_n"]]
+        out.append(f"- {v}: **{best['rate']}/s** (p99 {fmt_ms(best['r']['p99'])} ms)"
+                   + (f"; not held at {', '.join(above)}/s" if above else "; the highest rate tried")
+                   + (f"; yet missed at the lower {', '.join(missed)}/s" if missed else ""))
     out.append("")
     return out
+
+
+def wrk_section(runs):
+    wr = [r for r in runs if r["kind"] == "wrk"]
+    if not wr:
+        return []
+    procs = max(len(r["procs"]) for r in wr)
+    out = ["## wrk: mixed, closed loop", "",
+           f"{procs} wrk processes at once, each one thread (`-t1`) with its connections, one per node "
+           "(for one server, all to it); each connection sends its next request as soon as the last one "
+           "answered, so the rate is what the target completes at that concurrency. req/s: the sum over the "
+           "processes. p50, p99, max: the **worst (highest) of the processes'** (wrk merges no histograms). "
+           "Errors: socket errors (connect, read, write, timeout) plus answers that were not 2xx/3xx. CPU ms/req: "
+           "the CPU time of all the target's processes over the run per completed request, as for the k6 runs.", ""]
+    for r in wr:
+        out += [f"### {variant(r)}, {r['duration']}", "",
+                "| process | URL | req/s | p50 | p90 | p99 | p99.9 | max | errors |",
+                "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+        for i, p in enumerate(r["procs"], 1):
+            x = p["s"]
+            if not x:
+                out.append(f"| {i} | {p['url'] or '?'} | no WRK_SUMMARY in `{p['file']}` |" + " |" * 6)
+                continue
+            lat = x["latency_ms"]
+            errs = ", ".join(f"{k} {v}" for k, v in x["errors"].items() if v) or "0"
+            out.append(f"| {i} | {p['url'] or '?'} | {x['rate']:.1f} | {fmt_ms(lat.get('p50'))} | {fmt_ms(lat.get('p90'))} | "
+                       f"{fmt_ms(lat.get('p99'))} | {fmt_ms(lat.get('p99.9'))} | {fmt_ms(lat.get('max'))} | {errs} |")
+        if r["ok"]:
+            x = r["r"]
+            errs = ", ".join(f"{k} {v}" for k, v in x["error_kinds"].items()) or "0"
+            out.append(f"| **all** | | **{x['achieved']:.1f}** | {fmt_ms(x['p50'])} (worst) | {fmt_ms(x['p90'])} (worst) | "
+                       f"**{fmt_ms(x['p99'])}** (worst) | {fmt_ms(x['p99.9'])} (worst) | {fmt_ms(x['max'])} | {errs} |")
+        out.append("")
+    out += ["### wrk: the targets side by side", "",
+            "| target | req/s | p50 (worst of 3) | p99 (worst of 3) | errors | errors % | peak RSS MiB | CPU % | CPU ms/req | machine busy % (load) |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | --- |"]
+    for r in wr:
+        if not r["ok"]:
+            out.append(f"| {variant(r)} | no summary (wrk exit {r['rc']}) |" + " |" * 8)
+            continue
+        x = r["r"]
+        rss_cell = " / ".join(f"{v / 1024:.0f}" for v in r["rss"].values()) or "-"
+        cpu_cell = " / ".join(f"{v:.0f}" for v in r["cpu"].values()) or "-"
+        busy_cell = f"{r['busy']:.0f} ({r['load']:.1f})" if r["busy"] is not None else "-"
+        out.append(f"| {variant(r)} | {x['achieved']:.1f} | {fmt_ms(x['p50'])} | {fmt_ms(x['p99'])} | {x['errors_n']} | "
+                   f"{x['errors']:.2f} | {rss_cell} | {cpu_cell} | {fmt_ms(r['cpu_per_req'])} | {busy_cell} |")
+    out.append("")
+    by_target = {r["target"]: r for r in wr if r["ok"]}
+    pairs = [("cluster", "single"), ("single", "netty"), ("cluster", "etcd"), ("cluster-sync", "etcd"),
+             ("cluster-sync", "cluster")]
+    rows = []
+    for a, b in pairs:
+        if a in by_target and b in by_target:
+            x, y = by_target[a], by_target[b]
+            rows.append(f"| {a} ÷ {b} | {ratio(x['r']['achieved'], y['r']['achieved'])} | "
+                        f"{ratio(x['r']['p50'], y['r']['p50'])} | {ratio(x['r']['p99'], y['r']['p99'])} | "
+                        f"{ratio(x['cpu_per_req'], y['cpu_per_req'])} |")
+    if rows:
+        out += ["Ratios at the same concurrency (req/s: below 1 is fewer; latency and CPU per request: above 1 "
+                "is slower or costlier):", "",
+                "| ratio | req/s | p50 | p99 | CPU ms/req |", "| --- | ---: | ---: | ---: | ---: |"] + rows + [""]
+    return out
+
+
+def profiles_section(folder, runs, env):
+    pdir = os.path.join(folder, "profiles")
+    if not os.path.isdir(pdir):
+        return []
+    order = []
+    for r in runs:
+        if r["kind"] == "wrk":
+            label = os.path.basename(r["summary"].split(",")[0]).rsplit("-", 1)[0]
+        else:
+            label = os.path.basename(r["summary"])[:-len(".json")]
+        order.append(label)
+    labels = [d for d in os.listdir(pdir) if os.path.isdir(os.path.join(pdir, d))]
+    labels.sort(key=lambda d: (order.index(d) if d in order else len(order), d))
+    rows = []
+    for label in labels:
+        htmls = sorted(f for f in os.listdir(os.path.join(pdir, label)) if f.endswith(".html"))
+        procs = []
+        for f in htmls:
+            name, _, kind = f[:-len(".html")].rpartition("-")
+            if name not in procs:
+                procs.append(name)
+        for name in procs:
+            cells = []
+            for kind in ("cpu", "alloc", "lock"):
+                f = f"{name}-{kind}.html"
+                cells.append(f"[{kind}](profiles/{label}/{f})" if f in htmls else "-")
+            rows.append(f"| {label} | {name} | " + " | ".join(cells) + " |")
+    if not rows:
+        return []
+    engine = [ln for ln in env if ln.startswith("profiler:")]
+    return ["## profiles", "",
+            "Flame graphs of each JVM of the target during each measured run (" +
+            (engine[0][len("profiler: "):] if engine else "async-profiler: see env.txt") + "). Profiling "
+            "costs CPU: compare the figures of a PROFILE=1 run only with those of another PROFILE=1 run.", "",
+            "| run | process | CPU | allocation | lock |", "| --- | --- | --- | --- | --- |"] + rows + [""]
 
 
 # ---- charts -----------------------------------------------------------------------------------------
@@ -446,13 +808,14 @@ def make_charts(folder, runs, rss, ticks=(), machine=(), hz=100, cores=1):
             os.remove(os.path.join(cdir, old))
     made = defaultdict(list)
 
+    k6_runs = [r for r in runs if r.get("kind", "k6") == "k6"]
     scenarios = []
-    for run in runs:
+    for run in k6_runs:
         if run["scenario"] not in scenarios:
             scenarios.append(run["scenario"])
 
     for scenario in scenarios:
-        rs = [r for r in runs if r["scenario"] == scenario and r["ok"]]
+        rs = [r for r in k6_runs if r["scenario"] == scenario and r["ok"]]
         if not rs:
             continue
         # Latency percentiles against the offered rate, one line per target/replicas.
@@ -477,7 +840,7 @@ def make_charts(folder, runs, rss, ticks=(), machine=(), hz=100, cores=1):
         for ax in axes[1]:
             ax.set_xlabel("offered rate (requests/s)")
         axes[0][0].legend(fontsize=8)
-        fig.suptitle(f"ringkv {scenario}: latency vs offered rate")
+        fig.suptitle(f"{scenario}: latency vs offered rate")
         fig.tight_layout()
         name = f"latency-vs-rate-{scenario}.png"
         fig.savefig(os.path.join(cdir, name), dpi=90)
@@ -489,34 +852,19 @@ def make_charts(folder, runs, rss, ticks=(), machine=(), hz=100, cores=1):
             vr = sorted((r for r in rs if variant(r) == v and r["timeline"]), key=lambda r: r["rate_n"])
             if not vr:
                 continue
-            fig, axes = plt.subplots(len(vr), 1, figsize=(11, 2.8 * len(vr) + 0.6), squeeze=False)
-            for ax, r in zip(axes[:, 0], vr):
-                tl = r["timeline"]
-                t = [row["second"] for row in tl]
-                for key, style in (("p50", "-"), ("p99", "-"), ("max", ":")):
-                    ax.plot(t, [row[key] for row in tl], style, label=key)
-                ax.set_yscale("log")
-                ax.yaxis.set_major_formatter(plain)
-                ax.set_ylabel("ms")
-                ax.grid(True, which="both", alpha=0.3)
-                ax2 = ax.twinx()
-                ax2.plot(t, [row["requests"] for row in tl], color="grey", alpha=0.5, label="requests/s")
-                if any(row["failed"] for row in tl):
-                    ax2.bar(t, [row["failed"] for row in tl], color="red", alpha=0.6, label="failed/s")
-                ax2.set_ylabel("per second")
-                ax2.set_ylim(bottom=0)
-                ax.set_title(f"offered {r['rate']}/s", fontsize=10)
-                h1, l1 = ax.get_legend_handles_labels()
-                h2, l2 = ax2.get_legend_handles_labels()
-                ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="upper left")
-            axes[-1, 0].set_xlabel("seconds into the run")
-            fig.suptitle(f"ringkv {scenario}, {v}: latency per second")
-            fig.tight_layout()
             slug = re.sub(r"[^a-z0-9]+", "-", f"{scenario} {v}".lower()).strip("-")
             name = f"over-time-{slug}.png"
-            fig.savefig(os.path.join(cdir, name), dpi=90)
-            plt.close(fig)
+            over_time_figure(plt, plain, vr, f"{scenario}, {v}: latency per second",
+                             os.path.join(cdir, name))
             made[scenario].append(name)
+
+    # The cold starts: one figure per cluster target.
+    for r in runs:
+        if r.get("kind") == "cold" and r["ok"] and r["timeline"]:
+            name = f"cold-start-{r['target']}.png"
+            over_time_figure(plt, plain, [r], f"{variant(r)}: cold start, mixed at {r['rate']}/s from readiness on",
+                             os.path.join(cdir, name))
+            made["_cold"].append(name)
 
     if rss:
         t0 = min(t for t, _, _ in rss)
@@ -547,10 +895,10 @@ def make_charts(folder, runs, rss, ticks=(), machine=(), hz=100, cores=1):
             a.grid(True, alpha=0.3)
             a.legend(fontsize=7, loc="upper left")
         ax.set_ylabel("RSS MiB")
-        ax.set_title("resident memory of each JVM")
+        ax.set_title("resident memory of each process")
         axc.set_ylabel("CPU, % of one core")
-        axc.set_title("CPU of each JVM and of the whole machine")
-        axc.set_xlabel("seconds into the benchmark (shaded: measured k6 runs)")
+        axc.set_title("CPU of each process and of the whole machine")
+        axc.set_xlabel("seconds into the benchmark (shaded: measured k6 and wrk runs)")
         fig.tight_layout()
         fig.savefig(os.path.join(cdir, "memory-cpu.png"), dpi=90)
         plt.close(fig)
@@ -558,11 +906,42 @@ def make_charts(folder, runs, rss, ticks=(), machine=(), hz=100, cores=1):
     return made
 
 
+def over_time_figure(plt, plain, vr, title, path):
+    """Per-second p50/p99/max, requests and failures per second: a row per run."""
+    fig, axes = plt.subplots(len(vr), 1, figsize=(11, 2.8 * len(vr) + 0.6), squeeze=False)
+    for ax, r in zip(axes[:, 0], vr):
+        tl = r["timeline"]
+        t = [row["second"] for row in tl]
+        for key, style in (("p50", "-"), ("p99", "-"), ("max", ":")):
+            ax.plot(t, [row[key] for row in tl], style, label=key)
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(plain)
+        ax.set_ylabel("ms")
+        ax.grid(True, which="both", alpha=0.3)
+        ax2 = ax.twinx()
+        ax2.plot(t, [row["requests"] for row in tl], color="grey", alpha=0.5, label="requests/s")
+        if any(row["failed"] for row in tl):
+            ax2.bar(t, [row["failed"] for row in tl], color="red", alpha=0.6, label="failed/s")
+        ax2.set_ylabel("per second")
+        ax2.set_ylim(bottom=0)
+        ax.set_title(f"offered {r['rate']}/s", fontsize=10)
+        h1, l1 = ax.get_legend_handles_labels()
+        h2, l2 = ax2.get_legend_handles_labels()
+        ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="upper left")
+    axes[-1, 0].set_xlabel("seconds into the run")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
 def main(argv):
     if len(argv) == 3 and argv[0] == "--timeline":
         timeline(argv[1], argv[2])
     elif len(argv) == 2 and argv[0] == "--line":
         print(line(argv[1]))
+    elif len(argv) >= 2 and argv[0] == "--wrk-line":
+        print(wrk_line(argv[1:]))
     elif len(argv) == 1 and not argv[0].startswith("-"):
         report(argv[0])
     else:
