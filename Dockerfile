@@ -48,6 +48,9 @@ COPY --from=extract /build/extracted/snapshot-dependencies/ ./
 COPY --from=extract /build/extracted/application/ ./
 
 ENV RINGKV_DATA_DIR=/var/lib/ringkv
+# Peers call each other on a fixed port of its own (the node-to-node protocol), which the
+# Kubernetes Service and NetworkPolicy name; outside a container a node may take a free one.
+ENV RINGKV_CLUSTER_PORT=7070
 # Actuator (probes, metrics) on a port of its own, apart from client traffic.
 ENV MANAGEMENT_SERVER_PORT=9090
 
@@ -68,8 +71,8 @@ ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=50.0"
 # so use --tmpfs /tmp:exec there; in Kubernetes mount an emptyDir).
 VOLUME ["/var/lib/ringkv", "/tmp"]
 
-# 8080: the key-value API; 9090: management (Actuator health, metrics).
-EXPOSE 8080 9090
+# 8080: the key-value API; 7070: the node-to-node protocol; 9090: management (Actuator health, metrics).
+EXPOSE 8080 7070 9090
 
 USER 10001:10001
 

@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import org.springframework.http.HttpStatus;
-import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.web.reactive.function.server.ServerRequest;
 
 import io.ringkv.replication.ReplicationFactor;
 
@@ -18,11 +18,11 @@ public final class EntityRequests {
     }
 
     /** The {@code id} parameter as key bytes: present once, not empty, at most 1 KiB in UTF-8. */
-    static byte[] key(ServerHttpRequest request) {
+    static byte[] key(ServerRequest request) {
         return requiredKey(request, "id");
     }
 
-    static byte[] requiredKey(ServerHttpRequest request, String name) {
+    static byte[] requiredKey(ServerRequest request, String name) {
         String value = single(request, name);
         if (value == null || value.isEmpty()) {
             throw new BadRequestException("the '" + name + "' parameter is required and must not be empty");
@@ -31,12 +31,12 @@ public final class EntityRequests {
     }
 
     /** An optional key parameter; null when absent. */
-    static byte[] optionalKey(ServerHttpRequest request, String name) {
+    static byte[] optionalKey(ServerRequest request, String name) {
         String value = single(request, name);
         return value == null ? null : checkedKey(name, value);
     }
 
-    static ReplicationFactor replicas(ServerHttpRequest request, int clusterSize) {
+    static ReplicationFactor replicas(ServerRequest request, int clusterSize) {
         try {
             return ReplicationFactor.parse(single(request, "replicas"), clusterSize);
         } catch (IllegalArgumentException e) {
@@ -45,7 +45,7 @@ public final class EntityRequests {
     }
 
     /** The range bounds; {@code end} is null for "to the last key". */
-    static byte[][] range(ServerHttpRequest request) {
+    static byte[][] range(ServerRequest request) {
         byte[] start = requiredKey(request, "start");
         byte[] end = optionalKey(request, "end");
         if (end != null && Arrays.compareUnsigned(end, start) < 0) {
@@ -62,8 +62,8 @@ public final class EntityRequests {
         return key;
     }
 
-    private static String single(ServerHttpRequest request, String name) {
-        List<String> values = request.getQueryParams().get(name);
+    private static String single(ServerRequest request, String name) {
+        List<String> values = request.queryParams().get(name);
         if (values == null || values.isEmpty()) {
             return null;
         }

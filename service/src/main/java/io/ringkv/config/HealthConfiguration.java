@@ -1,9 +1,7 @@
 package io.ringkv.config;
 
-import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.web.server.WebFilter;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.health.BreakerSettings;
@@ -13,7 +11,6 @@ import io.ringkv.health.StorageHealthIndicator;
 import io.ringkv.metrics.ClientRequestMetrics;
 import io.ringkv.metrics.StorageMetrics;
 import io.ringkv.overload.AdmissionControl;
-import io.ringkv.replication.ReplicaDelayFilter;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.storage.RocksStore;
 
@@ -64,13 +61,6 @@ public class HealthConfiguration {
     AdmissionControl admissionControl(RingkvProperties properties, MeterRegistry meters) {
         var overload = properties.overload();
         SettingsValidator.positive("ringkv.overload.max-client-requests", overload.maxClientRequests());
-        SettingsValidator.positive("ringkv.overload.max-replica-requests", overload.maxReplicaRequests());
-        return new AdmissionControl(overload.maxClientRequests(), overload.maxReplicaRequests(), meters);
-    }
-
-    @Bean
-    @ConditionalOnExpression("'${ringkv.testing.replica-delay:0ms}' != '0ms'")
-    WebFilter replicaDelayFilter(RingkvProperties properties) {
-        return new ReplicaDelayFilter(properties.testing().replicaDelay());
+        return new AdmissionControl(overload.maxClientRequests(), meters);
     }
 }

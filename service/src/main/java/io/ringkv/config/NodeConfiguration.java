@@ -2,6 +2,7 @@ package io.ringkv.config;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.HexFormat;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -9,19 +10,20 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.client.ReactorResourceFactory;
-import org.springframework.web.reactive.config.WebFluxConfigurer;
-import org.springframework.web.server.WebFilter;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.api.EntityRequests;
 import io.ringkv.health.PeerMonitors;
-import io.ringkv.replication.ClusterSecretFilter;
+import io.ringkv.peer.Handshake;
+import io.ringkv.peer.NodeInfoClient;
+import io.ringkv.peer.PeerConnector;
+import io.ringkv.peer.PeerServer;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.replication.HybridClock;
-import io.ringkv.replication.IdentityClient;
 import io.ringkv.replication.LastWriteWins;
 import io.ringkv.replication.LocalReplica;
-import io.ringkv.replication.PeerClientSettings;
 import io.ringkv.replication.ReplicaDirectory;
+import io.ringkv.replication.ReplicaService;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.DnsDiscovery;
 import io.ringkv.storage.RecordCodec;
@@ -35,7 +37,7 @@ import reactor.core.scheduler.Schedulers;
  * Wires the node from its settings. The pieces themselves know nothing of Spring; this is the
  * one place that decides which instances exist, and in which order they are closed: Spring
  * destroys a bean before the beans it was built from, so the web server drains first, then the
- * peer clients, the storage scheduler and last the store.
+ * peer server and clients, the storage scheduler and last the store.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(RingkvProperties.class)
@@ -56,11 +58,11 @@ public class NodeConfiguration {
 
     @Bean
     @ConditionalOnProperty(prefix = "ringkv.cluster.discovery", name = "dns-name")
-    DnsDiscovery dnsDiscovery(ClusterMembership membership, ReplicaDirectory replicaDirectory, RingkvProperties properties) {
+    DnsDiscovery dnsDiscovery(ClusterMembership membership, ReplicaDirectory replicaDirectory, NodeInfoClient nodeInfo,
+            RingkvProperties properties) {
         var discovery = properties.cluster().discovery();
-        var identity = new IdentityClient(properties.cluster().secret(), properties.replication().timeout());
         return new DnsDiscovery(membership, discovery.dnsName(), discovery.refreshInterval(), discovery.removalAfter(),
-                identity::identify, replicaDirectory::probe);
+                address -> nodeInfo.of(address).map(NodeInfoClient.NodeInfo::name), replicaDirectory::probe);
     }
 
     @Bean(destroyMethod = "close")
@@ -108,16 +110,58 @@ public class NodeConfiguration {
         return new LocalReplica(membership.self(), store, storageScheduler);
     }
 
+    /**
+     * How peers prove the cluster secret to each other. A node without peers may have no secret; it
+     * then gets a random one that nobody else knows, so that its cluster port accepts no one.
+     */
+    @Bean
+    Handshake handshake(RingkvProperties properties, ClusterMembership membership) {
+        var cluster = properties.cluster();
+        boolean hasPeers = membership.ring().size() > 1 || cluster.discovery().dnsName() != null;
+        String secret = SettingsValidator.secret(cluster.secret(), hasPeers);
+        return new Handshake(secret != null ? secret : HexFormat.of().formatHex(Handshake.nonce()));
+    }
+
+    @Bean
+    NodeInfoClient nodeInfoClient(ReactorResourceFactory resources, RingkvProperties properties) {
+        return new NodeInfoClient(resources.getLoopResources(), replicationTimeout(properties),
+                properties.cluster().discovery().refreshInterval());
+    }
+
+    @Bean
+    ReplicaService replicaService(ClusterMembership membership, RocksStore store, HybridClock hybridClock) {
+        return new ReplicaService(membership.self(), store, hybridClock);
+    }
+
+    /** Answers peers on the cluster port; it takes the storage scheduler so that it closes before it. */
+    @Bean(destroyMethod = "close")
+    PeerServer peerServer(RingkvProperties properties, Handshake handshake, ReplicaService replicaService,
+            Scheduler storageScheduler, ReactorResourceFactory resources, MeterRegistry meters) {
+        var overload = properties.overload();
+        SettingsValidator.positive("ringkv.overload.max-replica-requests", overload.maxReplicaRequests());
+        SettingsValidator.notNegative("ringkv.testing.replica-delay", properties.testing().replicaDelay().toMillis());
+        var settings = new PeerServer.Settings(SettingsValidator.port("ringkv.cluster.port", properties.cluster().port()),
+                handshake, EntityRequests.MAX_KEY_BYTES, maxRecordBytes(properties),
+                overload.maxReplicaRequests(), replicationTimeout(properties).multipliedBy(5),
+                properties.testing().replicaDelay());
+        return new PeerServer(settings, replicaService, storageScheduler, resources.getLoopResources(), meters);
+    }
+
+    @Bean
+    PeerConnector peerConnector(RingkvProperties properties, ClusterMembership membership, Handshake handshake,
+            ReactorResourceFactory resources, NodeInfoClient nodeInfo) {
+        var replication = properties.replication();
+        SettingsValidator.positive("ringkv.replication.max-connections", replication.maxConnections());
+        var settings = new PeerConnector.Settings(membership.self(), handshake,
+                replicationTimeout(properties), replication.maxConnections(), SCAN_WINDOW_BYTES,
+                EntityRequests.MAX_KEY_BYTES, maxRecordBytes(properties), properties.cluster().discovery().refreshInterval());
+        return new PeerConnector(settings, resources.getLoopResources(), nodeInfo);
+    }
+
     @Bean(destroyMethod = "close")
     ReplicaDirectory replicaDirectory(ClusterMembership membership, LocalReplica localReplica, PeerMonitors peerMonitors,
-            RingkvProperties properties) {
-        var replication = properties.replication();
-        SettingsValidator.positive("ringkv.replication.timeout", replication.timeout().toMillis());
-        SettingsValidator.positive("ringkv.replication.max-connections", replication.maxConnections());
-        var peers = new PeerClientSettings(replication.timeout(), replication.maxConnections(),
-                properties.cluster().secret(), EntityRequests.MAX_KEY_BYTES, maxValueBytes(properties),
-                properties.cluster().discovery().refreshInterval());
-        return new ReplicaDirectory(membership, localReplica, peers, peerMonitors);
+            PeerConnector peerConnector) {
+        return new ReplicaDirectory(membership, localReplica, peerConnector, peerMonitors);
     }
 
     @Bean
@@ -127,22 +171,18 @@ public class NodeConfiguration {
         return new Coordinator(replicaDirectory, hybridClock, properties.replication().timeout(), readHedgeDelay);
     }
 
-    @Bean
-    @ConditionalOnProperty(prefix = "ringkv.cluster", name = "secret")
-    WebFilter clusterSecretFilter(RingkvProperties properties) {
-        return new ClusterSecretFilter(properties.cluster().secret());
+    /** Bytes of records a peer may send ahead on a range stream: what one stream may buffer. */
+    private static final int SCAN_WINDOW_BYTES = 256 * 1024;
+
+    private static Duration replicationTimeout(RingkvProperties properties) {
+        Duration timeout = properties.replication().timeout();
+        SettingsValidator.positive("ringkv.replication.timeout", timeout.toMillis());
+        return timeout;
     }
 
-    /** Peers send whole records as request bodies: let the codecs take the largest value plus its header. */
-    @Bean
-    WebFluxConfigurer recordSizedCodecs(RingkvProperties properties) {
-        int limit = maxValueBytes(properties) + RecordCodec.HEADER_SIZE;
-        return new WebFluxConfigurer() {
-            @Override
-            public void configureHttpMessageCodecs(org.springframework.http.codec.ServerCodecConfigurer configurer) {
-                configurer.defaultCodecs().maxInMemorySize(limit);
-            }
-        };
+
+    private static int maxRecordBytes(RingkvProperties properties) {
+        return maxValueBytes(properties) + RecordCodec.HEADER_SIZE;
     }
 
     private static int maxValueBytes(RingkvProperties properties) {

@@ -36,12 +36,14 @@ public record RingkvProperties(
     /**
      * @param self   this node's URL, which is also its name on the ring; default http://127.0.0.1:{server.port}
      * @param peers  every member's URL, this node's included; empty: a cluster of this node alone
-     * @param secret shared by the members and required on the internal endpoints when set
+     * @param secret shared by the members, who prove to each other that they know it; required with peers
+     * @param port   the port peers call this node on (the node-to-node protocol); unset: a free port,
+     *               which the node tells on its public port ({@code GET /v0/cluster})
      * @param vnodes points each member takes on the hash ring
      * @param discovery finding the members through DNS instead of a static peer list
      */
-    public record Cluster(URI self, @DefaultValue List<URI> peers, String secret, @DefaultValue("256") int vnodes,
-            @DefaultValue Discovery discovery) {
+    public record Cluster(URI self, @DefaultValue List<URI> peers, String secret, Integer port,
+            @DefaultValue("256") int vnodes, @DefaultValue Discovery discovery) {
     }
 
     /**
@@ -54,11 +56,11 @@ public record RingkvProperties(
 
     /**
      * @param timeout       how long a coordinator waits for {@code ack} replicas before answering 504
-     * @param maxConnections pooled keep-alive connections to each peer
+     * @param maxConnections persistent connections to each peer, each carrying many requests at once
      * @param readHedgeDelay how long a read waits for the {@code ack} replicas it asked first before
      *                       asking the others too; 0 asks all {@code from} replicas at once
      */
-    public record Replication(@DefaultValue("1s") Duration timeout, @DefaultValue("64") int maxConnections,
+    public record Replication(@DefaultValue("1s") Duration timeout, @DefaultValue("2") int maxConnections,
             @DefaultValue("20ms") Duration readHedgeDelay) {
     }
 
@@ -109,7 +111,7 @@ public record RingkvProperties(
     public record Overload(@DefaultValue("256") int maxClientRequests, @DefaultValue("1024") int maxReplicaRequests) {
     }
 
-    /** @param replicaDelay delays every answer of this node's internal endpoints: a slow node, for tests */
+    /** @param replicaDelay delays every answer this node gives its peers: a slow node, for tests */
     public record Testing(@DefaultValue("0ms") Duration replicaDelay) {
     }
 }

@@ -69,6 +69,32 @@ final class SettingsValidator {
         positive("ringkv.cluster.discovery.removal-after", discovery.removalAfter());
     }
 
+    /**
+     * The cluster secret: required as soon as the node has peers, since peers accept each other
+     * only on proof of it. A node alone needs none; it then refuses every connection to its cluster port.
+     */
+    static String secret(String secret, boolean hasPeers) {
+        if (secret != null && !secret.isBlank()) {
+            return secret;
+        }
+        if (hasPeers) {
+            throw new InvalidSettingException("ringkv.cluster.secret",
+                    "is required when the node has peers (ringkv.cluster.peers or discovery): give every member the same one");
+        }
+        return null;
+    }
+
+    /** A TCP port, or 0 for a free one. */
+    static int port(String setting, Integer port) {
+        if (port == null) {
+            return 0;
+        }
+        if (port < 0 || port > 65535) {
+            throw new InvalidSettingException(setting, "must be a TCP port (1-65535), or unset for a free one, got " + port);
+        }
+        return port;
+    }
+
     /** Creates the data directory if needed and proves it writable by writing a file there. */
     static void writableDirectory(String setting, Path directory) {
         try {

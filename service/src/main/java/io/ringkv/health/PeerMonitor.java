@@ -6,8 +6,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.springframework.web.reactive.function.client.WebClientResponseException;
-
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -15,6 +13,7 @@ import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOper
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.ringkv.peer.PeerException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -40,6 +39,9 @@ public final class PeerMonitor {
         this.meters = meters;
         this.breaker = CircuitBreaker.of("peer " + peer, CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                // Calls complete on event loops, several at once: the default window is a
+                // synchronized block, where one loop would park while another records.
+                .slidingWindowSynchronizationStrategy(CircuitBreakerConfig.SlidingWindowSynchronizationStrategy.LOCK_FREE)
                 .slidingWindowSize(settings.windowSize())
                 .minimumNumberOfCalls(settings.minimumCalls())
                 .failureRateThreshold(settings.failureRatePercent())
@@ -49,7 +51,7 @@ public final class PeerMonitor {
                 .permittedNumberOfCallsInHalfOpenState(settings.probeCalls())
                 // Show HALF_OPEN in health when the wait is over, not only at the next call.
                 .automaticTransitionFromOpenToHalfOpenEnabled(true)
-                // A 4xx is this node's mistake (or a bad request passed on), not a sick peer.
+                // A request the peer found malformed is this node's mistake, not a sick peer.
                 .recordException(PeerMonitor::isPeerFailure)
                 .build());
         Gauge.builder("ringkv.replica.breaker.state", breaker, PeerMonitor::breakerLevel)
@@ -67,7 +69,7 @@ public final class PeerMonitor {
     }
 
     static boolean isPeerFailure(Throwable error) {
-        return !(error instanceof WebClientResponseException response && response.getStatusCode().is4xxClientError());
+        return !(error instanceof PeerException peerError) || peerError.peerFailure();
     }
 
     /**

@@ -5,30 +5,30 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.ringkv.health.PeerMonitors;
+import io.ringkv.peer.PeerConnector;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;
 import reactor.core.publisher.Mono;
 
 /**
  * Maps the ring's member names to {@link Replica}s: this node to its local store, every other
- * member to a {@link RemoteReplica} with its own connection pool and circuit breaker, created on
+ * member to a {@link RemoteReplica} with its own connections and circuit breaker, created on
  * first use.
  */
 public final class ReplicaDirectory implements AutoCloseable {
 
     private final ClusterMembership membership;
     private final LocalReplica local;
-    private final PeerClientSettings peerSettings;
+    private final PeerConnector connector;
     private final PeerMonitors monitors;
     private final Map<String, RemoteReplica> remotes = new ConcurrentHashMap<>();
 
-    public ReplicaDirectory(ClusterMembership membership, LocalReplica local, PeerClientSettings peerSettings,
-            PeerMonitors monitors) {
+    public ReplicaDirectory(ClusterMembership membership, LocalReplica local, PeerConnector connector, PeerMonitors monitors) {
         this.membership = membership;
         this.monitors = monitors;
         membership.onChange(view -> forgetAllBut(view.ring().members()));
         this.local = local;
-        this.peerSettings = peerSettings;
+        this.connector = connector;
     }
 
     public HashRing ring() {
@@ -50,7 +50,7 @@ public final class ReplicaDirectory implements AutoCloseable {
         return replica(member) instanceof RemoteReplica remote ? remote.probe() : Mono.just(true);
     }
 
-    /** Closes the connection pools of peers that left the ring. */
+    /** Closes the connections to peers that left the ring. */
     private void forgetAllBut(List<String> members) {
         remotes.keySet().removeIf(name -> {
             if (members.contains(name)) {
@@ -65,7 +65,7 @@ public final class ReplicaDirectory implements AutoCloseable {
         if (member.equals(membership.self())) {
             return local;
         }
-        return remotes.computeIfAbsent(member, name -> new RemoteReplica(name, peerSettings, monitors.of(name)));
+        return remotes.computeIfAbsent(member, name -> new RemoteReplica(connector.client(name), monitors.of(name)));
     }
 
     @Override

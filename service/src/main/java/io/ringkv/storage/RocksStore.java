@@ -317,7 +317,7 @@ public final class RocksStore implements AutoCloseable {
      * A forward scan over both column families of one snapshot, merged by key. A key is in one of
      * them at a time, so the merge never sees it twice.
      */
-    public final class RangeCursor implements AutoCloseable {
+    public final class RangeCursor implements RecordCursor {
 
         private final Snapshot snapshot;
         private final Slice upperBound;
@@ -341,7 +341,7 @@ public final class RocksStore implements AutoCloseable {
             tombstoneIterator.seek(start);
         }
 
-        /** The next record of the range, or null at its end. */
+        @Override
         public KeyedRecord next() {
             return guarded(() -> {
                 if (released) {

@@ -168,9 +168,14 @@ class EntityApiTest {
     }
 
     @Test
-    void keepsInternalEndpointsSeparateFromThePublicApi() {
+    void thePublicPortServesNoNodeToNodeOperationsInAnyForm() {
         client.put().uri("/v0/entity?id=internal-check").bodyValue("v".getBytes(StandardCharsets.UTF_8)).exchange().expectStatus().isCreated();
-        client.put().uri("/internal/v0/record?id=x").bodyValue(new byte[] {9, 9, 9}).exchange().expectStatus().isBadRequest();
-        client.get().uri("/internal/v0/record?id=internal-check").exchange().expectStatus().isOk();
+        // The old HTTP internal endpoints, as written and as a proxy or an attacker might write them.
+        for (String path : List.of("/internal/v0/record?id=internal-check", "/internal;x/v0/records?start=a",
+                "/%69nternal/v0/records?start=a", "/internal/v0/identity", "/INTERNAL/v0/record?id=internal-check")) {
+            client.get().uri(java.net.URI.create(node.url() + path)).exchange().expectStatus().isNotFound();
+        }
+        client.put().uri("/internal/v0/record?id=x").bodyValue(new byte[] {9, 9, 9}).exchange().expectStatus().isNotFound();
+        client.get().uri("/v0/entity?id=x").exchange().expectStatus().isNotFound();
     }
 }

@@ -10,7 +10,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.http.HttpStatus;
 
-import io.ringkv.storage.RecordCodec;
 import io.ringkv.support.BlockHoundInstaller;
 import io.ringkv.support.TestCluster;
 import io.ringkv.support.TestNode;
@@ -106,9 +105,7 @@ class NodeFailureTest {
         cluster.client(1).delete().uri("/v0/entity?id=missed-delete&replicas=2/3").exchange().expectStatus().isAccepted();
         cluster.node(2).start();
         // The restarted node still holds "old", but the others' tombstone is newer.
-        byte[] stale = cluster.node(2).client().get().uri("/internal/v0/record?id=missed-delete").exchange()
-                .expectStatus().isOk().expectBody(byte[].class).returnResult().getResponseBody();
-        assertThat(RecordCodec.decode(stale).tombstone()).isFalse();
+        assertThat(cluster.node(2).stored("missed-delete")).hasValueSatisfying(stale -> assertThat(stale.tombstone()).isFalse());
         expectAbsentOnEveryNode("missed-delete", "3/3");
     }
 

@@ -1,8 +1,10 @@
 package io.ringkv.container;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,6 +27,8 @@ import org.junit.jupiter.api.extension.TestWatcher;
 import io.ringkv.container.NodeClient.ClusterView;
 import io.ringkv.container.NodeClient.Member;
 import io.ringkv.container.RingkvCluster.Node;
+import io.ringkv.peer.PeerException;
+import io.ringkv.support.PeerTestClient;
 
 /**
  * Nodes in containers find each other through DNS, as in Kubernetes: each node has a stable name
@@ -103,12 +107,19 @@ class DnsDiscoveryIT {
 
     @Test
     @Order(3)
-    void theInternalEndpointsNeedTheClusterSecret() {
+    void peersMustProveTheClusterSecretAndThePublicPortHasNoInternalEndpoints() {
         for (Node node : cluster.running()) {
             for (String path : List.of("/internal/v0/record?id=everywhere", "/internal/v0/identity")) {
-                expect(client.get(node.api(), path), 403, "GET %s on %s without the secret", path, node);
-                expect(client.get(node.api(), path, NodeClient.SECRET_HEADER, "not-" + SECRET), 403, "GET %s on %s with a wrong secret", path, node);
-                expect(client.get(node.api(), path, NodeClient.SECRET_HEADER, SECRET), 200, "GET %s on %s with the secret", path, node);
+                expect(client.get(node.api(), path), 404, "GET %s on %s (the public port)", path, node);
+            }
+            try (PeerTestClient wrong = new PeerTestClient("not-" + SECRET); PeerTestClient right = new PeerTestClient(SECRET)) {
+                assertThatThrownBy(() -> wrong.at(node.name(), node.clusterAddress()).read(bytes("everywhere")).block())
+                        .as("a read on %s's cluster port with a wrong secret", node)
+                        .isInstanceOf(PeerException.Refused.class);
+                assertThat(right.at(node.name(), node.clusterAddress()).read(bytes("everywhere")).block())
+                        .as("%s's own copy of everywhere, read with the secret", node)
+                        .hasValueSatisfying(record -> assertThat(new String(record.value(), StandardCharsets.UTF_8))
+                                .isEqualTo(value("everywhere")));
             }
         }
     }
@@ -180,12 +191,14 @@ class DnsDiscoveryIT {
         System.out.printf("[container tests] node2 (%s, was %s) back on every ring and UP %d ms after it was ready%n",
                 node2.ip(), oldIp, Duration.between(startedAt, Instant.now()).toMillis());
 
-        // Its volume came along: it holds what it stored before the stop. (The internal endpoint
-        // reads this node's own copy; a public read with 1/1 would ask the key's first replica.)
-        NodeClient.Response own = client.get(node2.api(), "/internal/v0/record?id=before-stop",
-                NodeClient.SECRET_HEADER, SECRET);
-        assertThat(own.status()).as("node2's own copy of before-stop: %s", own).isEqualTo(200);
-        assertThat(own.body()).as("node2's own copy of before-stop").endsWith(value("before-stop"));
+        // Its volume came along: it holds what it stored before the stop. (A read over the peer
+        // protocol gets this node's own copy; a public read with 1/1 would ask the key's first replica.)
+        try (PeerTestClient peer = new PeerTestClient(SECRET)) {
+            assertThat(peer.at(node2.name(), node2.clusterAddress()).read(bytes("before-stop")).block())
+                    .as("node2's own copy of before-stop")
+                    .hasValueSatisfying(record -> assertThat(new String(record.value(), StandardCharsets.UTF_8))
+                            .isEqualTo(value("before-stop")));
+        }
 
         // And it serves every key, those written while it was away included.
         for (String key : List.of("before-stop", "everywhere", "during-stop-node1", "during-stop-node3", "key-node2-0")) {
@@ -243,5 +256,9 @@ class DnsDiscoveryIT {
 
     private static String value(String key) {
         return "value of " + key;
+    }
+
+    private static byte[] bytes(String key) {
+        return key.getBytes(StandardCharsets.UTF_8);
     }
 }

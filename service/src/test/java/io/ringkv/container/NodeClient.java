@@ -17,8 +17,6 @@ import tools.jackson.databind.json.JsonMapper;
 /** HTTP calls from the test to nodes in containers, through their ports mapped to loopback. */
 final class NodeClient {
 
-    static final String SECRET_HEADER = "X-Ringkv-Cluster-Secret";
-
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final HttpClient http = HttpClient.newBuilder()

@@ -55,6 +55,7 @@ public final class RingkvCluster implements AutoCloseable {
 
     public static final String SERVICE_NAME = "ringkv";
     public static final int API_PORT = 8080;
+    public static final int CLUSTER_PORT = 7070;
     public static final int MANAGEMENT_PORT = 9090;
     public static final String DATA_DIR = "/var/lib/ringkv";
     static final String RUN_LABEL = "org.ringkv.it.run";
@@ -290,7 +291,7 @@ public final class RingkvCluster implements AutoCloseable {
                 .withEnv(environment)
                 .withEnv("RINGKV_CLUSTER_SELF", "http://" + host + ":" + API_PORT)
                 .withLabel(RUN_LABEL, run)
-                .withExposedPorts(API_PORT, MANAGEMENT_PORT)
+                .withExposedPorts(API_PORT, CLUSTER_PORT, MANAGEMENT_PORT)
                 .withCreateContainerCmdModifier(cmd -> {
                     cmd.withHostName(host).withIpv4Address(ip);
                     HostConfig hostConfig = cmd.getHostConfig();
@@ -433,9 +434,14 @@ public final class RingkvCluster implements AutoCloseable {
             return ip;
         }
 
-        /** The public API (and the internal endpoints) as reachable from the test, on loopback. */
+        /** The public API as reachable from the test, on loopback. */
         public URI api() {
             return URI.create("http://" + container.getHost() + ":" + container.getMappedPort(API_PORT));
+        }
+
+        /** The node-to-node protocol's port as reachable from the test, on loopback. */
+        public java.net.InetSocketAddress clusterAddress() {
+            return new java.net.InetSocketAddress(container.getHost(), container.getMappedPort(CLUSTER_PORT));
         }
 
         /** Actuator, as reachable from the test. */

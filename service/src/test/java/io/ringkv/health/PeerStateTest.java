@@ -3,10 +3,9 @@ package io.ringkv.health;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.http.HttpStatus;
-import org.springframework.web.reactive.function.client.WebClientResponseException;
-
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.ringkv.peer.PeerException;
+import io.ringkv.peer.Wire;
 
 class PeerStateTest {
 
@@ -20,9 +19,13 @@ class PeerStateTest {
     }
 
     @Test
-    void countsServerErrorsAndTimeoutsButNotClientErrorsAgainstAPeer() {
+    void countsPeerTroubleButNotThisNodesOwnMistakesAgainstAPeer() {
         assertThat(PeerMonitor.isPeerFailure(new java.util.concurrent.TimeoutException())).isTrue();
-        assertThat(PeerMonitor.isPeerFailure(WebClientResponseException.create(HttpStatus.SERVICE_UNAVAILABLE, "x", null, null, null, null))).isTrue();
-        assertThat(PeerMonitor.isPeerFailure(WebClientResponseException.create(HttpStatus.BAD_REQUEST, "x", null, null, null, null))).isFalse();
+        assertThat(PeerMonitor.isPeerFailure(new PeerException.Unavailable("p", "connection refused"))).isTrue();
+        assertThat(PeerMonitor.isPeerFailure(new PeerException.Refused("p", "wrong secret"))).isTrue();
+        assertThat(PeerMonitor.isPeerFailure(new PeerException.Remote("p", Wire.ErrorCode.OVERLOADED, "busy"))).isTrue();
+        assertThat(PeerMonitor.isPeerFailure(new PeerException.Remote("p", Wire.ErrorCode.STORAGE, "closing"))).isTrue();
+        assertThat(PeerMonitor.isPeerFailure(new PeerException.Remote("p", Wire.ErrorCode.BAD_REQUEST, "malformed"))).isFalse();
+        assertThat(PeerMonitor.isPeerFailure(new PeerException.Remote("p", Wire.ErrorCode.UNKNOWN_MESSAGE, "older"))).isFalse();
     }
 }

@@ -16,15 +16,19 @@ import io.ringkv.support.TestNode;
 import reactor.core.publisher.Flux;
 
 /**
- * The seed scenario: one of three nodes answers replica calls 50 ms late. A GET with 2/3 keeps a
- * low tail because the coordinator answers after the two fast replicas; with 3/3 every request
- * waits for the slow one. Requests go out at a steady rate whatever the answers' speed (an open
- * model), and latency counts from the moment each request was due.
+ * One of three nodes answers replica calls a whole second late. A GET with 2/3 never waits for it,
+ * because the coordinator answers after the two fast replicas; with 3/3 every request does.
+ * Requests go out at a steady rate whatever the answers' speed (an open model), and latency counts
+ * from the moment each request was due. The delay is far above any pause of a busy machine, so
+ * this tests the behaviour, not the speed: the latency itself is measured by the k6 benchmark's
+ * slow-node scenario (loadtest/run.sh with SLOW_NODE_DELAY).
  */
 class SlowNodeLatencyTest {
 
     private static final int RATE_PER_SECOND = 50;
-    private static final int REQUESTS = 400;
+    private static final int REQUESTS = 200;
+    private static final int KEYS = 20;
+    private static final Duration DELAY = Duration.ofSeconds(1);
 
     @TempDir
     Path dataRoot;
@@ -32,25 +36,26 @@ class SlowNodeLatencyTest {
     @Test
     void twoOfThreeDoesNotWaitForASlowReplica() {
         List<Integer> ports = TestNode.freePorts(3);
-        Map<String, Object> slow = Map.of("ringkv.testing.replica-delay", "50ms");
-        try (TestNode a = TestNode.create(ports.get(0), dataRoot.resolve("a"), ports, Map.of()).start();
-             TestNode b = TestNode.create(ports.get(1), dataRoot.resolve("b"), ports, Map.of()).start();
+        // Slow, but not so slow that the breakers give up on it: this is about waiting for it.
+        Map<String, Object> patient = Map.of("ringkv.health.breaker.slow-call-threshold", "10s");
+        Map<String, Object> slow = Map.of("ringkv.testing.replica-delay", DELAY.toMillis() + "ms",
+                "ringkv.health.breaker.slow-call-threshold", "10s");
+        try (TestNode a = TestNode.create(ports.get(0), dataRoot.resolve("a"), ports, patient).start();
+             TestNode b = TestNode.create(ports.get(1), dataRoot.resolve("b"), ports, patient).start();
              TestNode c = TestNode.create(ports.get(2), dataRoot.resolve("c"), ports, slow).start()) {
             List<WebClient> coordinators = List.of(WebClient.create(a.url()), WebClient.create(b.url()));
-            for (int key = 0; key < 100; key++) {
-                coordinators.get(0).put().uri("/v0/entity?id=key{k}&replicas=3/3", key).bodyValue(new byte[1024])
-                        .retrieve().toBodilessEntity().block(Duration.ofSeconds(10));
-            }
+            Flux.range(0, KEYS)
+                    .flatMap(key -> coordinators.get(0).put().uri("/v0/entity?id=key{k}&replicas=3/3", key)
+                            .bodyValue(new byte[1024]).retrieve().toBodilessEntity())
+                    .blockLast(Duration.ofSeconds(30));
             measure(coordinators, "2/3"); // warm-up: JIT, connection pools
             long[] twoOfThree = measure(coordinators, "2/3");
             long[] threeOfThree = measure(coordinators, "3/3");
-            System.out.printf("GET with one node 50 ms slow, %d req/s: 2/3 p50 %.1f ms p99 %.1f ms; 3/3 p50 %.1f ms p99 %.1f ms%n",
-                    RATE_PER_SECOND, ms(percentile(twoOfThree, 50)), ms(percentile(twoOfThree, 99)),
-                    ms(percentile(threeOfThree, 50)), ms(percentile(threeOfThree, 99)));
-            // The target is 10 ms; the bound is wide because CI machines are noisy, but still
-            // below the 50 ms that waiting for the slow replica would cost every request.
-            assertThat(ms(percentile(twoOfThree, 99))).isLessThan(45);
-            assertThat(ms(percentile(threeOfThree, 50))).isGreaterThanOrEqualTo(50);
+            System.out.printf("GET with one node %d ms slow, %d req/s: 2/3 p50 %.1f ms max %.1f ms; 3/3 p50 %.1f ms max %.1f ms%n",
+                    DELAY.toMillis(), RATE_PER_SECOND, ms(percentile(twoOfThree, 50)), ms(twoOfThree[twoOfThree.length - 1]),
+                    ms(percentile(threeOfThree, 50)), ms(threeOfThree[threeOfThree.length - 1]));
+            assertThat(ms(twoOfThree[twoOfThree.length - 1])).as("the slowest 2/3 GET, in ms").isLessThan(DELAY.toMillis() / 2.0);
+            assertThat(ms(percentile(threeOfThree, 1))).as("the fastest 3/3 GET, in ms").isGreaterThanOrEqualTo(DELAY.toMillis());
 
             // The slow replica is not cancelled when the client has its answer: it applies the write too.
             for (int i = 0; i < 20; i++) {
@@ -59,7 +64,7 @@ class SlowNodeLatencyTest {
             }
             Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
                 for (int i = 0; i < 20; i++) {
-                    c.client().get().uri("/internal/v0/record?id=late{i}", i).exchange().expectStatus().isOk();
+                    assertThat(c.stored("late" + i)).as("the slow replica's copy of late" + i).isPresent();
                 }
             });
         }
@@ -71,7 +76,7 @@ class SlowNodeLatencyTest {
                 .flatMap(i -> {
                     long due = System.nanoTime();
                     return coordinators.get((int) (i % 2)).get()
-                            .uri("/v0/entity?id=key{k}&replicas={r}", i % 100, replicas)
+                            .uri("/v0/entity?id=key{k}&replicas={r}", i % KEYS, replicas)
                             .retrieve().toBodilessEntity()
                             .map(response -> System.nanoTime() - due);
                 }, 256)

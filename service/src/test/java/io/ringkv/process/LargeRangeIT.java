@@ -66,6 +66,7 @@ class LargeRangeIT {
                     "--ringkv.data-dir=" + dir.resolve("data" + i),
                     "--ringkv.cluster.self=http://127.0.0.1:" + ports.get(i),
                     "--ringkv.cluster.peers=" + peers,
+                    "--ringkv.cluster.secret=" + TestNode.SECRET,
                     // This test is about memory, not about overload: on a busy CI machine the fill must
                     // not trip the breakers or time out.
                     "--ringkv.replication.timeout=10s",

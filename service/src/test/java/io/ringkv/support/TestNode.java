@@ -9,18 +9,24 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 import io.ringkv.RingkvApplication;
+import io.ringkv.storage.Record;
+import io.ringkv.storage.RocksStore;
 
 /**
  * A real ringkv node inside the test JVM: the whole application on a loopback port with its own
  * data directory, which a test can stop and start again on the same data.
  */
 public final class TestNode implements AutoCloseable {
+
+    /** The cluster secret every test node gets unless a test gives its own. */
+    public static final String SECRET = "test-cluster-secret";
 
     private final int port;
     private final Map<String, Object> settings;
@@ -37,6 +43,7 @@ public final class TestNode implements AutoCloseable {
         settings.put("ringkv.data-dir", dataDir.toString());
         settings.put("ringkv.cluster.self", url(port));
         settings.put("ringkv.cluster.peers", String.join(",", clusterPorts.stream().map(TestNode::url).toList()));
+        settings.put("ringkv.cluster.secret", SECRET);
         // Generous for loaded CI machines; tests of timing set their own.
         settings.put("ringkv.replication.timeout", "5s");
         settings.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
@@ -74,6 +81,11 @@ public final class TestNode implements AutoCloseable {
 
     public <T> T bean(Class<T> type) {
         return context.getBean(type);
+    }
+
+    /** What this node's own store holds for the key (tombstones included), read directly: a replica's copy. */
+    public Optional<Record> stored(String key) {
+        return bean(RocksStore.class).get(key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     public WebTestClient client() {

@@ -1,0 +1,106 @@
+package io.ringkv.api;
+
+import static org.springframework.web.reactive.function.server.RequestPredicates.path;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.server.HandlerFunction;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
+
+import io.ringkv.config.RingkvProperties;
+import io.ringkv.health.PeerMonitors;
+import io.ringkv.metrics.ClientRequestMetrics;
+import io.ringkv.overload.AdmissionControl;
+import io.ringkv.peer.PeerServer;
+import io.ringkv.replication.Coordinator;
+import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.DnsDiscovery;
+
+/**
+ * The public API as one route table. Each route names its operation, and gets the same three
+ * things attached: metrics (timed by operation and status once the exchange is over), admission
+ * (a bounded slot for the whole exchange, or 503 at once) and error mapping (a clear 4xx, or 503
+ * and 504 for node trouble). Nothing matches request paths outside this table.
+ */
+@Configuration(proxyBeanMethods = false)
+public class ApiRoutes {
+
+    @Bean
+    ExchangeCompletion exchangeCompletion() {
+        return new ExchangeCompletion();
+    }
+
+    /** The same answers for a failure of a streamed body (a range) that comes before its first chunk. */
+    @Bean
+    ApiErrors.BeforeFirstChunk streamedBodyErrors() {
+        return new ApiErrors.BeforeFirstChunk();
+    }
+
+    @Bean
+    RouterFunction<ServerResponse> publicApi(Coordinator coordinator, RingkvProperties properties, ClusterMembership membership,
+            PeerMonitors monitors, ObjectProvider<DnsDiscovery> discovery, PeerServer peerServer, AdmissionControl admission,
+            ClientRequestMetrics metrics) {
+        var entities = new EntityHandler(coordinator, properties.maxValueSize().toBytes());
+        var cluster = new ClusterHandler(membership, monitors, discovery.getIfAvailable(), peerServer.port());
+        var routes = new Routes(admission, metrics);
+        return RouterFunctions.route()
+                .GET("/v0/entity", routes.api("get", entities::get))
+                .PUT("/v0/entity", routes.api("put", entities::put))
+                .DELETE("/v0/entity", routes.api("delete", entities::delete))
+                .route(path("/v0/entity"), methodNotAllowed("GET, PUT, DELETE"))
+                .GET("/v0/entities", routes.api("range", entities::range))
+                .route(path("/v0/entities"), methodNotAllowed("GET"))
+                .GET("/v0/status", routes.api("status", request -> ServerResponse.ok().contentType(MediaType.TEXT_PLAIN).bodyValue("OK")))
+                .route(path("/v0/status"), methodNotAllowed("GET"))
+                // Peers and discovery ask every node for its name and cluster port here: never refused.
+                .GET("/v0/cluster", routes.unbounded("cluster", cluster::view))
+                .route(path("/v0/cluster"), methodNotAllowed("GET"))
+                .build();
+    }
+
+    private static HandlerFunction<ServerResponse> methodNotAllowed(String allowed) {
+        return request -> ServerResponse.status(HttpStatus.METHOD_NOT_ALLOWED)
+                .header(HttpHeaders.ALLOW, allowed)
+                .contentType(MediaType.TEXT_PLAIN)
+                .bodyValue(request.method() + " is not allowed here; use " + allowed);
+    }
+
+    /** What every route of the public API gets. */
+    private record Routes(AdmissionControl admission, ClientRequestMetrics metrics) {
+
+        /** Timed, admitted within the bound, and with its failures answered. */
+        HandlerFunction<ServerResponse> api(String operation, HandlerFunction<ServerResponse> handler) {
+            return timed(operation, admitted(ApiErrors.mapped(handler)));
+        }
+
+        /** Timed and with its failures answered, but never refused for overload. */
+        HandlerFunction<ServerResponse> unbounded(String operation, HandlerFunction<ServerResponse> handler) {
+            return timed(operation, ApiErrors.mapped(handler));
+        }
+
+        private HandlerFunction<ServerResponse> timed(String operation, HandlerFunction<ServerResponse> handler) {
+            return request -> {
+                long started = System.nanoTime();
+                ExchangeCompletion.onComplete(request,
+                        () -> metrics.record(operation, ExchangeCompletion.status(request), System.nanoTime() - started));
+                return handler.handle(request);
+            };
+        }
+
+        private HandlerFunction<ServerResponse> admitted(HandlerFunction<ServerResponse> handler) {
+            return request -> {
+                if (!admission.tryEnter()) {
+                    return ApiErrors.overloaded();
+                }
+                ExchangeCompletion.onComplete(request, admission::leave);
+                return handler.handle(request);
+            };
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.ringkv.api;
+
+import java.net.URI;
+import java.util.List;
+
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+
+import io.ringkv.health.PeerMonitors;
+import io.ringkv.health.PeerState;
+import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.DnsDiscovery;
+import reactor.core.publisher.Mono;
+
+/** {@code GET /v0/cluster}: this node's view of the cluster, as JSON. */
+final class ClusterHandler {
+
+    public record Member(String name, String address, PeerState state) {
+    }
+
+    /** {@code clusterPort}: where this node answers peers, which they learn here (see NodeInfoClient). */
+    public record ClusterView(String self, int clusterPort, long version, boolean known, List<Member> members) {
+    }
+
+    private final ClusterMembership membership;
+    private final PeerMonitors monitors;
+    private final DnsDiscovery discovery;
+    private final int clusterPort;
+
+    /** @param discovery null with a static peer list */
+    ClusterHandler(ClusterMembership membership, PeerMonitors monitors, DnsDiscovery discovery, int clusterPort) {
+        this.membership = membership;
+        this.monitors = monitors;
+        this.discovery = discovery;
+        this.clusterPort = clusterPort;
+    }
+
+    Mono<ServerResponse> view(ServerRequest request) {
+        var view = membership.view();
+        List<Member> members = view.ring().members().stream()
+                .map(name -> new Member(name, addressOf(name),
+                        name.equals(membership.self()) ? PeerState.UP : monitors.of(name).state()))
+                .toList();
+        return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(new ClusterView(membership.self(), clusterPort, view.version(), membership.isKnown(), members));
+    }
+
+    /** Where discovery last found the member, or else the host of its name. */
+    private String addressOf(String name) {
+        String discovered = discovery == null ? null : discovery.addressOf(name);
+        return discovered != null ? discovered : URI.create(name).getHost();
+    }
+}

@@ -1,0 +1,96 @@
+package io.ringkv.api;
+
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferFactory;
+import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.BodyExtractors;
+import org.springframework.web.reactive.function.BodyInserters;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+
+import io.ringkv.replication.Coordinator;
+import io.ringkv.storage.KeyedRecord;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The entity operations of the public API. Every node serves every request and coordinates it;
+ * this class only reads and checks the request and maps the {@link Coordinator}'s answer to HTTP.
+ */
+final class EntityHandler {
+
+    private final Coordinator coordinator;
+    private final long maxValueBytes;
+
+    EntityHandler(Coordinator coordinator, long maxValueBytes) {
+        this.coordinator = coordinator;
+        this.maxValueBytes = maxValueBytes;
+    }
+
+    Mono<ServerResponse> get(ServerRequest request) {
+        byte[] key = EntityRequests.key(request);
+        var factor = EntityRequests.replicas(request, coordinator.clusterSize());
+        return coordinator.get(key, factor)
+                .flatMap(value -> value.isPresent()
+                        ? ServerResponse.ok().contentType(MediaType.APPLICATION_OCTET_STREAM).bodyValue(value.get())
+                        : ServerResponse.notFound().build());
+    }
+
+    Mono<ServerResponse> put(ServerRequest request) {
+        byte[] key = EntityRequests.key(request);
+        var factor = EntityRequests.replicas(request, coordinator.clusterSize());
+        if (request.headers().contentLength().orElse(-1) > maxValueBytes) {
+            throw tooLarge();
+        }
+        return DataBufferUtils.join(request.body(BodyExtractors.toDataBuffers()), (int) maxValueBytes)
+                .onErrorMap(DataBufferLimitException.class, error -> tooLarge())
+                .map(EntityHandler::drain)
+                .defaultIfEmpty(new byte[0])
+                .flatMap(value -> coordinator.put(key, value, factor))
+                .then(ServerResponse.status(HttpStatus.CREATED).build());
+    }
+
+    Mono<ServerResponse> delete(ServerRequest request) {
+        byte[] key = EntityRequests.key(request);
+        var factor = EntityRequests.replicas(request, coordinator.clusterSize());
+        return coordinator.delete(key, factor).then(ServerResponse.status(HttpStatus.ACCEPTED).build());
+    }
+
+    /**
+     * Streams the range with one HTTP chunk per record, {@code key\nvalue}; backpressure reaches the
+     * replicas' iterators, so a slow client slows the scan instead of filling the heap.
+     */
+    Mono<ServerResponse> range(ServerRequest request) {
+        byte[][] bounds = EntityRequests.range(request);
+        DataBufferFactory buffers = request.exchange().getResponse().bufferFactory();
+        Flux<DataBuffer> chunks = coordinator.range(bounds[0], bounds[1]).map(record -> chunk(buffers, record));
+        return ServerResponse.ok().contentType(MediaType.APPLICATION_OCTET_STREAM).body(BodyInserters.fromDataBuffers(chunks));
+    }
+
+    private static DataBuffer chunk(DataBufferFactory buffers, KeyedRecord keyed) {
+        byte[] key = keyed.key();
+        byte[] value = keyed.record().value();
+        return buffers.allocateBuffer(key.length + 1 + value.length)
+                .write(key)
+                .write((byte) '\n')
+                .write(value);
+    }
+
+    private static byte[] drain(DataBuffer buffer) {
+        try {
+            byte[] bytes = new byte[buffer.readableByteCount()];
+            buffer.read(bytes);
+            return bytes;
+        } finally {
+            DataBufferUtils.release(buffer);
+        }
+    }
+
+    private BadRequestException tooLarge() {
+        return new BadRequestException(HttpStatus.CONTENT_TOO_LARGE,
+                "the value is larger than ringkv.max-value-size (" + maxValueBytes + " bytes)");
+    }
+}

@@ -1,0 +1,158 @@
+package io.ringkv.peer;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+import io.ringkv.storage.KeyedRecord;
+import io.ringkv.storage.Record;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Calls one peer over a small, fixed number of persistent connections, opened on first use and
+ * again whenever one closes. Many requests share each connection at once. A request goes on the
+ * connection of the caller's own event loop when there is one (no thread hop), otherwise on the
+ * next in turn. Every call ends within the timeout, connecting included.
+ */
+public final class PeerClient implements AutoCloseable {
+
+    private final String peer;
+    /** Where to connect instead of the name's host and advertised port; null: there. */
+    private final InetSocketAddress address;
+    private final PeerConnector connector;
+    private final Slot[] slots;
+    private final AtomicInteger turn = new AtomicInteger();
+    private volatile Integer port;
+    private volatile boolean closed;
+
+    PeerClient(String peer, InetSocketAddress address, PeerConnector connector) {
+        this.peer = peer;
+        this.address = address;
+        this.connector = connector;
+        this.slots = new Slot[connector.connectionsPerPeer()];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = new Slot();
+        }
+    }
+
+    public String peer() {
+        return peer;
+    }
+
+    /** The peer's newest record for the key, tombstones included; empty if it has none. */
+    public Mono<Optional<Record>> read(byte[] key) {
+        return call(connection -> connection.read(key));
+    }
+
+    /** Stores the record on the peer unless it holds a newer version. */
+    public Mono<Void> write(byte[] key, Record record) {
+        return call(connection -> connection.write(key, record));
+    }
+
+    /** Completes when the peer answers, proving it is up and knows the secret. */
+    public Mono<Void> ping() {
+        return call(PeerConnection::ping);
+    }
+
+    /** The peer's records in {@code [start, end)} (null end: all), tombstones included, in key order. */
+    public Flux<KeyedRecord> scan(byte[] start, byte[] end) {
+        return connection()
+                .timeout(connector.timeout(), Mono.error(() -> new PeerException.Unavailable(peer, "no connection within " + connector.timeout())))
+                .flatMapMany(connection -> connection.scan(start, end));
+    }
+
+    private <T> Mono<T> call(Function<PeerConnection, Mono<T>> operation) {
+        return connection()
+                .flatMap(operation)
+                .timeout(connector.timeout(), Mono.error(() -> new PeerException.Unavailable(peer,
+                        "no answer within " + connector.timeout())));
+    }
+
+    private Mono<PeerConnection> connection() {
+        if (closed) {
+            return Mono.error(new PeerException.Unavailable(peer, "this node no longer calls it"));
+        }
+        Slot slot = pick();
+        PeerConnection current = slot.connection;
+        return current != null && current.isOpen() ? Mono.just(current) : slot.connect();
+    }
+
+    private Slot pick() {
+        for (Slot slot : slots) {
+            PeerConnection connection = slot.connection;
+            if (connection != null && connection.isOnCurrentEventLoop() && connection.isOpen()) {
+                return slot;
+            }
+        }
+        return slots[Math.floorMod(turn.getAndIncrement(), slots.length)];
+    }
+
+    /**
+     * A new connection: at the fixed address if there is one, else at the port the peer told last
+     * time; if that fails the peer may have restarted on another port, so it is asked again at once.
+     */
+    private Mono<PeerConnection> open() {
+        if (address != null) {
+            return connector.connect(peer, address.getHostString(), address.getPort());
+        }
+        String host = URI.create(peer).getHost();
+        Mono<PeerConnection> askFirst = connector.clusterPort(peer)
+                .doOnNext(found -> port = found)
+                .flatMap(found -> connector.connect(peer, host, found))
+                .doOnError(error -> port = null);
+        Integer known = port;
+        return known == null ? askFirst : connector.connect(peer, host, known).onErrorResume(error -> askFirst);
+    }
+
+    /** One connection and the attempt to open it, shared by the callers that arrive meanwhile. */
+    private final class Slot {
+        private volatile PeerConnection connection;
+        private Mono<PeerConnection> connecting;
+
+        synchronized Mono<PeerConnection> connect() {
+            PeerConnection current = connection;
+            if (current != null && current.isOpen()) {
+                return Mono.just(current);
+            }
+            if (connecting == null) {
+                connecting = open()
+                        .doOnNext(opened -> {
+                            connection = opened;
+                            if (closed) {
+                                opened.close();
+                            }
+                        })
+                        .doFinally(signal -> {
+                            synchronized (this) {
+                                connecting = null;
+                            }
+                        })
+                        .cache();
+            }
+            return connecting;
+        }
+
+        void close() {
+            PeerConnection current = connection;
+            if (current != null) {
+                current.close();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (Slot slot : slots) {
+            slot.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PeerClient[" + peer + "]";
+    }
+}

@@ -1,0 +1,265 @@
+package io.ringkv.peer;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.ringkv.storage.StorageException;
+
+/**
+ * One peer's connection to this node: the handshake first, then its requests, each answered
+ * under the request's id as soon as its storage work is done, in whatever order that is. Runs on
+ * the connection's event loop; storage work goes to the storage scheduler.
+ */
+final class ServerSession extends ChannelInboundHandlerAdapter {
+
+    private static final Logger log = LoggerFactory.getLogger(ServerSession.class);
+
+    private final PeerServer server;
+    private final byte[] serverNonce = Handshake.nonce();
+    /** Open range streams by id; touched on the event loop only. */
+    private final Map<Integer, ServerScan> scans = new HashMap<>();
+    private Channel channel;
+    private String remote = "?";
+    private boolean authenticated;
+    private String peer;
+    private ScheduledFuture<?> handshakeDeadline;
+
+    ServerSession(PeerServer server) {
+        this.server = server;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+        remote = String.valueOf(channel.remoteAddress());
+        ctx.writeAndFlush(Handshake.hello(ctx.alloc(), Wire.VERSION, serverNonce));
+        handshakeDeadline = ctx.executor().schedule(() -> {
+            if (!authenticated) {
+                server.refused(remote, "no handshake within " + server.settings.handshakeTimeout());
+                ctx.close();
+            }
+        }, server.settings.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        ctx.fireChannelActive();
+        // Reactor Netty reads only as fast as a subscriber of its inbound stream asks; this
+        // protocol takes the frames itself, before that stream, so it reads on its own.
+        ctx.channel().config().setAutoRead(true);
+        ctx.read();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object message) {
+        ByteBuf frame = (ByteBuf) message;
+        try {
+            byte type = frame.readByte();
+            int id = frame.readInt();
+            if (authenticated) {
+                request(ctx, type, id, frame);
+            } else {
+                handshake(ctx, type, frame);
+            }
+        } catch (Wire.MalformedFrameException | IndexOutOfBoundsException e) {
+            // The frame's boundaries are intact (it came whole off the length field): only its
+            // content is wrong. Before the handshake that ends the connection, after it the request.
+            if (authenticated) {
+                log.debug("a malformed request from {}: {}", peer, e.getMessage());
+            } else {
+                refuse(ctx, "a malformed handshake: " + e.getMessage());
+            }
+        } finally {
+            frame.release();
+        }
+    }
+
+    private void handshake(ChannelHandlerContext ctx, byte type, ByteBuf payload) {
+        if (type != Wire.AUTH) {
+            refuse(ctx, "expected the handshake, got a frame of type " + type);
+            return;
+        }
+        Handshake.Auth auth = Handshake.readAuth(payload);
+        byte[] expected = server.handshake.clientProof(serverNonce, auth.clientNonce(), auth.clientName());
+        if (!Handshake.matches(expected, auth.proof())) {
+            refuse(ctx, "it does not know the cluster secret (ringkv.cluster.secret differs)");
+            return;
+        }
+        authenticated = true;
+        server.peerConnections.incrementAndGet();
+        peer = auth.clientName() + " at " + remote;
+        ctx.pipeline().get(FrameDecoder.class).authenticated();
+        handshakeDeadline.cancel(false);
+        server.accepted(remote);
+        int version = Math.min(auth.version(), Wire.VERSION);
+        String self = server.service.name();
+        ctx.writeAndFlush(Handshake.welcome(ctx.alloc(), version,
+                server.handshake.serverProof(auth.clientNonce(), serverNonce, self), self));
+        log.debug("peer {} connected, protocol version {}", peer, version);
+    }
+
+    private void refuse(ChannelHandlerContext ctx, String reason) {
+        server.refused(remote, reason);
+        ctx.writeAndFlush(Handshake.refused(ctx.alloc(), reason)).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    private void request(ChannelHandlerContext ctx, byte type, int id, ByteBuf payload) {
+        int maxKey = server.settings.maxKeyLength();
+        switch (type) {
+            case Wire.READ -> {
+                byte[] key = Wire.readKey(payload, maxKey);
+                onStorage(id, () -> {
+                    var found = server.service.read(key);
+                    return allocator -> found.isPresent()
+                            ? Wire.record(allocator, id, found.get())
+                            : Wire.empty(allocator, Wire.NOT_FOUND, id);
+                });
+            }
+            case Wire.WRITE -> {
+                byte[] key = Wire.readKey(payload, maxKey);
+                var record = Wire.readRecord(payload, server.settings.maxRecordLength());
+                onStorage(id, () -> {
+                    server.service.write(key, record);
+                    return allocator -> Wire.empty(allocator, Wire.DONE, id);
+                });
+            }
+            case Wire.PING -> answer(allocator -> Wire.empty(allocator, Wire.DONE, id));
+            case Wire.SCAN -> {
+                byte[] start = Wire.readKey(payload, maxKey);
+                byte[] end = payload.readBoolean() ? Wire.readKey(payload, maxKey) : null;
+                int credit = payload.readInt();
+                ServerScan scan = new ServerScan(this, id, start, end, credit);
+                if (scans.putIfAbsent(id, scan) == null) {
+                    scan.start();
+                } else {
+                    answer(error(id, Wire.ErrorCode.BAD_REQUEST, "range stream " + id + " is open already"));
+                }
+            }
+            case Wire.CREDIT -> {
+                ServerScan scan = scans.get(id);
+                if (scan != null) {
+                    scan.credit(payload.readInt());
+                }
+            }
+            case Wire.CANCEL -> {
+                ServerScan scan = scans.remove(id);
+                if (scan != null) {
+                    scan.cancel();
+                }
+            }
+            default -> answer(error(id, Wire.ErrorCode.UNKNOWN_MESSAGE,
+                    "message type " + type + " is not in protocol version " + Wire.VERSION));
+        }
+    }
+
+    /** An answer to encode: frames are built on the event loop, whose buffer caches are its own. */
+    interface Answer extends Function<ByteBufAllocator, ByteBuf> {
+    }
+
+    /**
+     * Runs a request's storage work on the storage scheduler and answers with what it returns, or
+     * with an error; refused at once when too many requests are in progress or the queue is full.
+     */
+    private void onStorage(int id, java.util.function.Supplier<Answer> work) {
+        if (server.inFlight.incrementAndGet() > server.settings.maxRequests()) {
+            server.inFlight.decrementAndGet();
+            answer(error(id, Wire.ErrorCode.OVERLOADED, "too many requests in progress"));
+            return;
+        }
+        try {
+            server.storage.schedule(() -> {
+                Answer answer;
+                try {
+                    answer = work.get();
+                } catch (StorageException e) {
+                    answer = error(id, Wire.ErrorCode.STORAGE, e.getMessage());
+                } catch (RejectedExecutionException e) {
+                    answer = error(id, Wire.ErrorCode.OVERLOADED, "storage queue full");
+                } catch (IllegalArgumentException e) {
+                    answer = error(id, Wire.ErrorCode.BAD_REQUEST, String.valueOf(e.getMessage()));
+                } catch (RuntimeException e) {
+                    log.warn("a request from {} failed", peer, e);
+                    answer = error(id, Wire.ErrorCode.INTERNAL, e.toString());
+                } finally {
+                    server.inFlight.decrementAndGet();
+                }
+                answer(answer);
+            });
+        } catch (RejectedExecutionException e) {
+            server.inFlight.decrementAndGet();
+            answer(error(id, Wire.ErrorCode.OVERLOADED, "storage queue full"));
+        }
+    }
+
+    static Answer error(int id, Wire.ErrorCode code, String message) {
+        return allocator -> Wire.error(allocator, id, code, message);
+    }
+
+    /** Sends an answer to a point request, after the test-only response delay if one is set. */
+    private void answer(Answer answer) {
+        long delay = server.settings.responseDelay().toNanos();
+        if (delay == 0) {
+            send(answer);
+        } else {
+            channel.eventLoop().schedule(() -> send(answer), delay, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** From any thread: encodes and writes the answer on the event loop. */
+    void send(Answer answer) {
+        if (channel.eventLoop().inEventLoop()) {
+            channel.writeAndFlush(answer.apply(channel.alloc()), channel.voidPromise());
+        } else {
+            channel.eventLoop().execute(() -> channel.writeAndFlush(answer.apply(channel.alloc()), channel.voidPromise()));
+        }
+    }
+
+    PeerServer server() {
+        return server;
+    }
+
+    /** Runs the task on the event loop a little later: a full storage queue may have room again. */
+    void later(Runnable task) {
+        channel.eventLoop().schedule(task, 10, TimeUnit.MILLISECONDS);
+    }
+
+    /** From the storage thread that finished the stream. */
+    void scanFinished(int id) {
+        channel.eventLoop().execute(() -> scans.remove(id));
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (authenticated) {
+            server.peerConnections.decrementAndGet();
+        }
+        scans.values().forEach(ServerScan::cancel);
+        scans.clear();
+        if (handshakeDeadline != null) {
+            handshakeDeadline.cancel(false);
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof DecoderException) {
+            // A frame over the limit, or one that cannot be a frame: the stream cannot be trusted.
+            server.refused(remote, "a bad frame: " + cause.getMessage());
+        } else if (!(cause instanceof IOException)) {
+            log.warn("closing the connection from {}", authenticated ? peer : remote, cause);
+        }
+        ctx.close();
+    }
+}

@@ -1,0 +1,266 @@
+package io.ringkv.peer;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.ringkv.storage.KeyedRecord;
+import io.ringkv.storage.Record;
+import io.ringkv.storage.RecordCodec;
+
+/**
+ * The frames of the node-to-node protocol, and how each message is laid out in one. Pure: it
+ * only reads and writes buffers, so every layout is tested directly.
+ *
+ * <pre>
+ *   int32 length      of everything after it: 5 + the payload
+ *   byte  type        one of the constants below
+ *   int32 id          the request (or range stream) the frame belongs to; 0 in the handshake
+ *   ...   payload     laid out per type
+ * </pre>
+ *
+ * Many requests share a connection: every answer carries its request's id, so answers may come in
+ * any order and requests need not wait for earlier ones (multiplexed and pipelined). Keys are
+ * {@code uint16 length + bytes}; records are in their storage encoding ({@link RecordCodec}), so
+ * a replica stores what it receives without re-encoding it. A type this side does not know is
+ * answered with {@link #ERROR} {@link ErrorCode#UNKNOWN_MESSAGE}, so that a newer peer can add
+ * message types (repair, hints, data movement) and learn that an older one lacks them.
+ */
+public final class Wire {
+
+    /** The protocol version this node speaks; the handshake settles on the lower of both sides'. */
+    public static final int VERSION = 1;
+
+    /** Bytes before the payload: length, type and id. */
+    public static final int HEADER = 9;
+    static final int LENGTH_FIELD = 4;
+
+    // The handshake (id 0), see Handshake.
+    public static final byte HELLO = 0x01;
+    public static final byte AUTH = 0x02;
+    public static final byte WELCOME = 0x03;
+    public static final byte REFUSED = 0x04;
+
+    // Requests, from the node that calls.
+    /** key: the replica's newest record for it. Answer: RECORD or NOT_FOUND. */
+    public static final byte READ = 0x10;
+    /** key, record: store it unless newer is held. Answer: DONE. */
+    public static final byte WRITE = 0x11;
+    /** start key, end key (optional), initial credit: a replica's records in the range. Answers: BATCH..., END. */
+    public static final byte SCAN = 0x12;
+    /** credit: more bytes of records the caller can take on the range stream with this id. */
+    public static final byte CREDIT = 0x13;
+    /** Stop the range stream with this id. No answer. */
+    public static final byte CANCEL = 0x14;
+    /** Nothing: proves the peer answers. Answer: DONE. */
+    public static final byte PING = 0x15;
+
+    // Answers, from the replica.
+    public static final byte RECORD = 0x20;
+    public static final byte NOT_FOUND = 0x21;
+    public static final byte DONE = 0x22;
+    /** error code (uint16), message (UTF-8, the rest of the frame). */
+    public static final byte ERROR = 0x23;
+    /** Records of a range stream, in key order: repeated key, int32 record length, record. */
+    public static final byte BATCH = 0x24;
+    /** The range stream with this id is complete. */
+    public static final byte END = 0x25;
+
+    /** Why a request failed; the caller tells a sick peer (counted by its breaker) from its own mistake. */
+    public enum ErrorCode {
+        /** The peer is over its bound of requests in progress, or its storage queue is full. */
+        OVERLOADED(1, true),
+        /** The request was malformed: this node's mistake, not a sick peer. */
+        BAD_REQUEST(2, false),
+        /** The peer's store failed or is closing. */
+        STORAGE(3, true),
+        /** The peer does not know the message type: it speaks an older protocol. */
+        UNKNOWN_MESSAGE(4, false),
+        /** Anything else that went wrong on the peer. */
+        INTERNAL(5, true);
+
+        private final int code;
+        private final boolean peerFailure;
+
+        ErrorCode(int code, boolean peerFailure) {
+            this.code = code;
+            this.peerFailure = peerFailure;
+        }
+
+        public int code() {
+            return code;
+        }
+
+        /** Whether it says the peer is unwell (and its breaker should count it), rather than the request. */
+        public boolean peerFailure() {
+            return peerFailure;
+        }
+
+        public static ErrorCode of(int code) {
+            for (ErrorCode candidate : values()) {
+                if (candidate.code == code) {
+                    return candidate;
+                }
+            }
+            return INTERNAL;
+        }
+    }
+
+    private Wire() {
+    }
+
+    /** A frame with room for the payload; the caller writes the payload and then {@link #seal}s it. */
+    static ByteBuf begin(ByteBufAllocator allocator, byte type, int id, int payloadHint) {
+        ByteBuf frame = allocator.buffer(HEADER + payloadHint);
+        frame.writeInt(0);
+        frame.writeByte(type);
+        frame.writeInt(id);
+        return frame;
+    }
+
+    /** Writes the length field once the payload is complete. */
+    static ByteBuf seal(ByteBuf frame) {
+        frame.setInt(frame.readerIndex(), frame.readableBytes() - LENGTH_FIELD);
+        return frame;
+    }
+
+    public static ByteBuf empty(ByteBufAllocator allocator, byte type, int id) {
+        return seal(begin(allocator, type, id, 0));
+    }
+
+    public static ByteBuf read(ByteBufAllocator allocator, int id, byte[] key) {
+        ByteBuf frame = begin(allocator, READ, id, 2 + key.length);
+        writeKey(frame, key);
+        return seal(frame);
+    }
+
+    public static ByteBuf write(ByteBufAllocator allocator, int id, byte[] key, Record record) {
+        byte[] encoded = RecordCodec.encode(record);
+        ByteBuf frame = begin(allocator, WRITE, id, 2 + key.length + encoded.length);
+        writeKey(frame, key);
+        frame.writeBytes(encoded);
+        return seal(frame);
+    }
+
+    public static ByteBuf scan(ByteBufAllocator allocator, int id, byte[] start, byte[] end, int credit) {
+        ByteBuf frame = begin(allocator, SCAN, id, 7 + start.length + (end == null ? 0 : end.length));
+        writeKey(frame, start);
+        frame.writeBoolean(end != null);
+        if (end != null) {
+            writeKey(frame, end);
+        }
+        frame.writeInt(credit);
+        return seal(frame);
+    }
+
+    public static ByteBuf credit(ByteBufAllocator allocator, int id, int bytes) {
+        ByteBuf frame = begin(allocator, CREDIT, id, 4);
+        frame.writeInt(bytes);
+        return seal(frame);
+    }
+
+    public static ByteBuf record(ByteBufAllocator allocator, int id, Record record) {
+        byte[] encoded = RecordCodec.encode(record);
+        ByteBuf frame = begin(allocator, RECORD, id, encoded.length);
+        frame.writeBytes(encoded);
+        return seal(frame);
+    }
+
+    public static ByteBuf error(ByteBufAllocator allocator, int id, ErrorCode code, String message) {
+        byte[] text = message.getBytes(StandardCharsets.UTF_8);
+        ByteBuf frame = begin(allocator, ERROR, id, 2 + text.length);
+        frame.writeShort(code.code());
+        frame.writeBytes(text);
+        return seal(frame);
+    }
+
+    /** A BATCH frame to fill with {@link #addToBatch}; sealed with {@link #seal}. */
+    public static ByteBuf batch(ByteBufAllocator allocator, int id, int sizeHint) {
+        return begin(allocator, BATCH, id, sizeHint);
+    }
+
+    /** The bytes a record takes in a BATCH frame, which is what credit counts. */
+    public static int batchEntrySize(KeyedRecord keyed) {
+        return 2 + keyed.key().length + 4 + RecordCodec.HEADER_SIZE + keyed.record().value().length;
+    }
+
+    /** Appends one record to a BATCH frame; returns the bytes it took, which is what credit counts. */
+    public static int addToBatch(ByteBuf batch, KeyedRecord keyed) {
+        int before = batch.writerIndex();
+        byte[] encoded = RecordCodec.encode(keyed.record());
+        writeKey(batch, keyed.key());
+        batch.writeInt(encoded.length);
+        batch.writeBytes(encoded);
+        return batch.writerIndex() - before;
+    }
+
+    /** The records of a BATCH frame's payload, each with the bytes it took. */
+    public static List<Sized> readBatch(ByteBuf payload, int maxKeyLength, int maxRecordLength) {
+        List<Sized> records = new ArrayList<>();
+        while (payload.isReadable()) {
+            int before = payload.readerIndex();
+            byte[] key = readKey(payload, maxKeyLength);
+            int length = payload.readInt();
+            if (length < RecordCodec.HEADER_SIZE || length > maxRecordLength || length > payload.readableBytes()) {
+                throw new MalformedFrameException("a range record of " + length + " bytes");
+            }
+            Record record = decode(payload, length);
+            records.add(new Sized(new KeyedRecord(key, record), payload.readerIndex() - before));
+        }
+        return records;
+    }
+
+    /** A record of a range stream and the bytes it took on the wire. */
+    public record Sized(KeyedRecord keyed, int bytes) {
+    }
+
+    static void writeKey(ByteBuf frame, byte[] key) {
+        frame.writeShort(key.length);
+        frame.writeBytes(key);
+    }
+
+    public static byte[] readKey(ByteBuf payload, int maxKeyLength) {
+        if (payload.readableBytes() < 2) {
+            throw new MalformedFrameException("a key without its length");
+        }
+        int length = payload.readUnsignedShort();
+        if (length > maxKeyLength || length > payload.readableBytes()) {
+            throw new MalformedFrameException("a key of " + length + " bytes (at most " + maxKeyLength + ")");
+        }
+        byte[] key = new byte[length];
+        payload.readBytes(key);
+        return key;
+    }
+
+    /** The rest of the payload as a record. */
+    public static Record readRecord(ByteBuf payload, int maxRecordLength) {
+        int length = payload.readableBytes();
+        if (length > maxRecordLength) {
+            throw new MalformedFrameException("a record of " + length + " bytes (at most " + maxRecordLength + ")");
+        }
+        return decode(payload, length);
+    }
+
+    private static Record decode(ByteBuf payload, int length) {
+        byte[] encoded = new byte[length];
+        payload.readBytes(encoded);
+        try {
+            return RecordCodec.decode(encoded);
+        } catch (RecordCodec.MalformedRecordException e) {
+            throw new MalformedFrameException(e.getMessage());
+        }
+    }
+
+    public static String readText(ByteBuf payload) {
+        return payload.readCharSequence(payload.readableBytes(), StandardCharsets.UTF_8).toString();
+    }
+
+    /** A frame that does not follow the layout of its type. */
+    public static final class MalformedFrameException extends IllegalArgumentException {
+        public MalformedFrameException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,493 @@
+package io.ringkv.peer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.ringkv.storage.KeyedRecord;
+import io.ringkv.storage.Record;
+import io.ringkv.storage.RecordCursor;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.netty.resources.LoopResources;
+import reactor.test.StepVerifier;
+
+/**
+ * The node-to-node protocol between a real {@link PeerServer} and {@link PeerClient} on loopback,
+ * over an in-memory store, and against hand-made peers that misbehave on the wire.
+ */
+class PeerProtocolTest {
+
+    private static final String SECRET = "protocol-test-secret";
+    private static final String SERVER = "http://node-b:1";
+    private static final String CLIENT = "http://node-a:1";
+    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    private static final int MAX_VALUE = 64 * 1024;
+    private static final int WINDOW = 16 * 1024;
+
+    private final LoopResources loops = LoopResources.create("protocol-test", 2, true);
+    private final Scheduler storage = Schedulers.newBoundedElastic(4, 1000, "protocol-test-storage");
+    private final MemoryStore store = new MemoryStore();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private PeerServer server;
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+        storage.dispose();
+        loops.disposeLater().block(Duration.ofSeconds(5));
+    }
+
+    private PeerServer server() {
+        return server(Duration.ZERO);
+    }
+
+    private PeerServer server(Duration responseDelay) {
+        server = new PeerServer(new PeerServer.Settings(0, new Handshake(SECRET), 1024, MAX_VALUE + 10, 10_000,
+                TIMEOUT, responseDelay), store, storage, loops, meters);
+        return server;
+    }
+
+    private PeerClient client(String secret, int connections, InetSocketAddress address) {
+        var connector = new PeerConnector(new PeerConnector.Settings(CLIENT, new Handshake(secret), TIMEOUT, connections,
+                WINDOW, 1024, MAX_VALUE + 10, Duration.ofSeconds(1)), loops, new NodeInfoClient(loops, TIMEOUT, Duration.ofSeconds(1)));
+        return connector.client(SERVER, address);
+    }
+
+    private PeerClient client() {
+        return client(SECRET, 1, local(server.port()));
+    }
+
+    private static InetSocketAddress local(int port) {
+        return new InetSocketAddress("127.0.0.1", port);
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void writesAndReadsRecordsWithTheirTimestamps() {
+        server();
+        PeerClient client = client();
+        Record value = Record.value(42, bytes("hello"));
+        client.write(bytes("k"), value).block(TIMEOUT);
+        assertThat(client.read(bytes("k")).block(TIMEOUT)).contains(value);
+        assertThat(client.read(bytes("absent")).block(TIMEOUT)).isEmpty();
+        client.write(bytes("k"), Record.tombstone(43)).block(TIMEOUT);
+        assertThat(client.read(bytes("k")).block(TIMEOUT)).contains(Record.tombstone(43));
+        client.ping().block(TIMEOUT);
+    }
+
+    /**
+     * A thousand requests at once on one connection, answered in a random order (each storage call
+     * sleeps a random while): every caller gets its own key's answer.
+     */
+    @Test
+    void multiplexesManyRequestsOnOneConnectionAnsweredInAnyOrder() {
+        server();
+        PeerClient client = client();
+        for (int i = 0; i < 1000; i++) {
+            store.put(bytes("key" + i), Record.value(i, bytes("value" + i)));
+        }
+        store.jitter = true;
+        List<String> answers = Flux.range(0, 1000)
+                .flatMap(i -> client.read(bytes("key" + i)).map(found -> i + "=" + new String(found.orElseThrow().value(), StandardCharsets.UTF_8)), 1000)
+                .collectList()
+                .block(Duration.ofSeconds(30));
+        assertThat(answers).hasSize(1000).allSatisfy(answer -> {
+            String[] parts = answer.split("=");
+            assertThat(parts[1]).isEqualTo("value" + parts[0]);
+        });
+        assertThat(store.reads.get()).isEqualTo(1000);
+        assertThat(meters.get("ringkv.peer.connections").gauge().value()).as("connections open").isEqualTo(1);
+    }
+
+    @Test
+    void streamsARangeInKeyOrderWithTombstones() {
+        server();
+        for (int i = 0; i < 500; i++) {
+            store.put(bytes(String.format("r%04d", i)), i % 7 == 0 ? Record.tombstone(i) : Record.value(i, new byte[100]));
+        }
+        List<KeyedRecord> range = client().scan(bytes("r0100"), bytes("r0400")).collectList().block(Duration.ofSeconds(10));
+        assertThat(range).hasSize(300);
+        assertThat(range.get(0).key()).isEqualTo(bytes("r0100"));
+        assertThat(range.get(299).key()).isEqualTo(bytes("r0399"));
+        assertThat(range.get(5).record().tombstone()).isTrue(); // r0105 = 7 * 15
+        assertThat(client().scan(bytes("s"), null).collectList().block(TIMEOUT)).isEmpty();
+    }
+
+    /**
+     * A consumer that takes one record at a time, slowly: the server reads its store only as far as
+     * the credit the consumer gave back allows, so what waits in buffers stays within the window.
+     */
+    @Test
+    void aSlowConsumerHoldsTheScanWithinItsCreditWindow() {
+        server();
+        int records = 2000;
+        int valueSize = 1000;
+        for (int i = 0; i < records; i++) {
+            store.put(bytes(String.format("f%05d", i)), Record.value(i, new byte[valueSize]));
+        }
+        AtomicInteger consumed = new AtomicInteger();
+        AtomicLong mostAhead = new AtomicLong();
+        client().scan(bytes("f"), null)
+                // One record at a time, each a millisecond late: the producer is far faster.
+                .concatMap(record -> Mono.just(record).delayElement(Duration.ofMillis(1)), 1)
+                .doOnNext(record -> {
+                    int taken = consumed.incrementAndGet();
+                    mostAhead.accumulateAndGet(store.cursorReads.get() - taken, Math::max);
+                })
+                .blockLast(Duration.ofSeconds(30));
+        assertThat(consumed.get()).isEqualTo(records);
+        // A record takes about valueSize + 30 bytes on the wire; the server may overshoot by a batch.
+        long bound = (WINDOW + 64 * 1024) / valueSize + 2;
+        assertThat(mostAhead.get()).as("records read from the store ahead of the consumer").isLessThanOrEqualTo(bound);
+    }
+
+    @Test
+    void aPausedConsumerResumesAndTheStreamCompletes() {
+        server();
+        for (int i = 0; i < 300; i++) {
+            store.put(bytes(String.format("p%04d", i)), Record.value(i, new byte[1000]));
+        }
+        StepVerifier.create(client().scan(bytes("p"), null), 10)
+                .expectNextCount(10)
+                .thenAwait(TIMEOUT.multipliedBy(2)) // longer than the timeout: pausing is not stalling
+                .thenRequest(Long.MAX_VALUE)
+                .expectNextCount(290)
+                .verifyComplete();
+        Awaitility.await().atMost(TIMEOUT).until(() -> store.openCursors.get() == 0);
+    }
+
+    @Test
+    void cancellingAStreamClosesTheServersCursor() {
+        server();
+        for (int i = 0; i < 1000; i++) {
+            store.put(bytes(String.format("c%04d", i)), Record.value(i, new byte[1000]));
+        }
+        assertThat(client().scan(bytes("c"), null).take(5).collectList().block(TIMEOUT)).hasSize(5);
+        Awaitility.await().atMost(TIMEOUT).until(() -> store.openCursors.get() == 0);
+    }
+
+    @Test
+    void aWrongSecretIsRefusedAndNothingIsRead() {
+        server();
+        store.put(bytes("secret-data"), Record.value(1, bytes("x")));
+        PeerClient intruder = client("not-" + SECRET, 1, local(server.port()));
+        assertThatThrownBy(() -> intruder.read(bytes("secret-data")).block(TIMEOUT))
+                .isInstanceOf(PeerException.Refused.class)
+                .hasMessageContaining("cluster secret");
+        assertThat(store.reads.get()).isZero();
+        assertThat(meters.get("ringkv.peer.connections.refused").counter().count()).isGreaterThanOrEqualTo(1);
+    }
+
+    /** A server that does not know the secret cannot pass itself off as a peer either. */
+    @Test
+    void aServerWithAnotherSecretIsNotTrusted() {
+        server = new PeerServer(new PeerServer.Settings(0, new Handshake("other-secret"), 1024, MAX_VALUE + 10, 100,
+                TIMEOUT, Duration.ZERO), store, storage, loops, meters);
+        assertThatThrownBy(() -> client().read(bytes("k")).block(TIMEOUT)).isInstanceOf(PeerException.Refused.class);
+    }
+
+    /** A connection that never proves the secret is closed after the handshake timeout. */
+    @Test
+    void aConnectionWithoutTheHandshakeIsClosed() throws IOException {
+        server();
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout((int) TIMEOUT.multipliedBy(3).toMillis());
+            InputStream in = socket.getInputStream();
+            byte[] hello = in.readNBytes(Wire.HEADER + 6 + Handshake.NONCE_BYTES);
+            assertThat(hello[Wire.LENGTH_FIELD]).isEqualTo(Wire.HELLO);
+            assertThat(closedByPeer(in)).as("the server closed the connection").isTrue();
+        }
+    }
+
+    /** Before the handshake a frame may be 4 KiB: a larger one ends the connection at once. */
+    @Test
+    void aFrameOverTheLimitEndsTheConnection() throws IOException {
+        server();
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout((int) TIMEOUT.toMillis());
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            out.writeInt(FrameDecoder.HANDSHAKE_LIMIT + 1);
+            out.write(new byte[64]);
+            out.flush();
+            assertThat(closedByPeer(socket.getInputStream())).as("the server closed the connection").isTrue();
+        }
+        // And once authenticated, a write above the largest record is refused the same way.
+        PeerClient client = client();
+        assertThatThrownBy(() -> client.write(bytes("big"), Record.value(1, new byte[MAX_VALUE + 100])).block(TIMEOUT))
+                .isInstanceOf(PeerException.class);
+        assertThat(store.get(bytes("big"))).isNull();
+        client.write(bytes("small"), Record.value(1, new byte[10])).block(TIMEOUT);
+    }
+
+    /** A type this version does not know is answered with an error; the connection goes on. */
+    @Test
+    void anUnknownMessageTypeIsAnsweredWithAnErrorAndTheConnectionStaysUsable() throws Exception {
+        server();
+        try (HandshakenSocket peer = new HandshakenSocket(server.port(), SECRET)) {
+            peer.send(Wire.empty(ByteBufAllocator.DEFAULT, (byte) 0x7e, 7));
+            DataInputStream in = peer.in;
+            int length = in.readInt();
+            assertThat(in.readByte()).isEqualTo(Wire.ERROR);
+            assertThat(in.readInt()).isEqualTo(7);
+            assertThat(in.readUnsignedShort()).isEqualTo(Wire.ErrorCode.UNKNOWN_MESSAGE.code());
+            in.readNBytes(length - 7);
+            peer.send(Wire.empty(ByteBufAllocator.DEFAULT, Wire.PING, 8));
+            in.readInt();
+            assertThat(in.readByte()).isEqualTo(Wire.DONE);
+            assertThat(in.readInt()).isEqualTo(8);
+        }
+    }
+
+    /**
+     * A peer that passes the handshake, then answers a read with half a frame and nothing more:
+     * the read times out, the connection is closed, and the next call opens a new one.
+     */
+    @Test
+    void aPeerThatHangsMidFrameCostsTheTimeoutAndItsConnection() throws Exception {
+        try (HangingPeer hanging = new HangingPeer(SECRET, SERVER)) {
+            PeerClient client = client(SECRET, 1, local(hanging.port()));
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> client.read(bytes("k")).block(TIMEOUT.multipliedBy(3)))
+                    .isInstanceOf(PeerException.Unavailable.class).hasMessageContaining("no answer within");
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(TIMEOUT.multipliedBy(2));
+            assertThatThrownBy(() -> client.read(bytes("k")).block(TIMEOUT.multipliedBy(3)))
+                    .isInstanceOf(PeerException.class);
+            assertThat(hanging.connections.get()).as("a new connection after the hung one was closed").isEqualTo(2);
+        }
+    }
+
+    /** Answers that come late, many at once, still reach their callers, and nothing waits longer. */
+    @Test
+    void aSlowPeersAnswersStillReachTheirCallers() {
+        server(Duration.ofMillis(300));
+        PeerClient client = client();
+        client.write(bytes("slow"), Record.value(1, bytes("v"))).block(TIMEOUT);
+        long started = System.nanoTime();
+        List<Optional<Record>> answers = Flux.interval(Duration.ofMillis(5)).take(200)
+                .flatMap(i -> client.read(bytes("slow")), 256)
+                .collectList()
+                .block(Duration.ofSeconds(10));
+        assertThat(answers).hasSize(200).allSatisfy(answer -> assertThat(answer).isPresent());
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(3));
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------
+
+    /** Reads to the end: true once the peer closed (an orderly end, or a reset); a timeout fails. */
+    private static boolean closedByPeer(InputStream in) throws IOException {
+        try {
+            while (in.read() >= 0) {
+                // the greeting, or whatever else was sent before the close
+            }
+            return true;
+        } catch (java.net.SocketException reset) {
+            return true;
+        }
+    }
+
+    /** An in-memory replica, with counters of what the server asked of it. */
+    static final class MemoryStore implements PeerService {
+        private final ConcurrentSkipListMap<byte[], Record> records = new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
+        final AtomicInteger reads = new AtomicInteger();
+        final AtomicLong cursorReads = new AtomicLong();
+        final AtomicInteger openCursors = new AtomicInteger();
+        volatile boolean jitter;
+
+        void put(byte[] key, Record record) {
+            records.put(key, record);
+        }
+
+        Record get(byte[] key) {
+            return records.get(key);
+        }
+
+        @Override
+        public String name() {
+            return SERVER;
+        }
+
+        @Override
+        public Optional<Record> read(byte[] key) {
+            reads.incrementAndGet();
+            if (jitter) {
+                try {
+                    Thread.sleep(ThreadLocalRandom.current().nextInt(3));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return Optional.ofNullable(records.get(key));
+        }
+
+        @Override
+        public void write(byte[] key, Record record) {
+            records.merge(key, record, (old, fresh) -> fresh.timestamp() > old.timestamp() ? fresh : old);
+        }
+
+        @Override
+        public RecordCursor openRange(byte[] start, byte[] end) {
+            Map<byte[], Record> range = end == null ? records.tailMap(start) : records.subMap(start, end);
+            Iterator<Map.Entry<byte[], Record>> entries = range.entrySet().iterator();
+            openCursors.incrementAndGet();
+            return new RecordCursor() {
+                private boolean closed;
+
+                @Override
+                public KeyedRecord next() {
+                    if (!entries.hasNext()) {
+                        return null;
+                    }
+                    cursorReads.incrementAndGet();
+                    var entry = entries.next();
+                    return new KeyedRecord(entry.getKey(), entry.getValue());
+                }
+
+                @Override
+                public void close() {
+                    if (!closed) {
+                        closed = true;
+                        openCursors.decrementAndGet();
+                    }
+                }
+            };
+        }
+    }
+
+    /** A raw socket that has done the client side of the handshake, for hand-made frames. */
+    static final class HandshakenSocket implements AutoCloseable {
+        final Socket socket;
+        final DataInputStream in;
+        final DataOutputStream out;
+
+        HandshakenSocket(int port, String secret) throws IOException {
+            socket = new Socket("127.0.0.1", port);
+            socket.setSoTimeout((int) TIMEOUT.toMillis());
+            in = new DataInputStream(socket.getInputStream());
+            out = new DataOutputStream(socket.getOutputStream());
+            ByteBuf hello = readFrame(in);
+            hello.readByte();
+            hello.readInt();
+            Handshake.Hello greeting = Handshake.readHello(hello);
+            byte[] nonce = Handshake.nonce();
+            send(Handshake.auth(ByteBufAllocator.DEFAULT, Wire.VERSION, nonce, CLIENT,
+                    new Handshake(secret).clientProof(greeting.serverNonce(), nonce, CLIENT)));
+            ByteBuf welcome = readFrame(in);
+            assertThat(welcome.readByte()).isEqualTo(Wire.WELCOME);
+        }
+
+        void send(ByteBuf frame) throws IOException {
+            byte[] bytes = new byte[frame.readableBytes()];
+            frame.readBytes(bytes);
+            frame.release();
+            out.write(bytes);
+            out.flush();
+        }
+
+        static ByteBuf readFrame(DataInputStream in) throws IOException {
+            int length = in.readInt();
+            return Unpooled.wrappedBuffer(in.readNBytes(length));
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
+    /** A peer that greets, accepts the client, and answers the first request with half a frame. */
+    static final class HangingPeer implements AutoCloseable {
+        private final ServerSocket listener = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        final AtomicInteger connections = new AtomicInteger();
+        private final Thread acceptor;
+
+        HangingPeer(String secret, String name) throws IOException {
+            Handshake handshake = new Handshake(secret);
+            acceptor = Thread.ofPlatform().daemon().start(() -> {
+                while (!listener.isClosed()) {
+                    try {
+                        Socket socket = listener.accept();
+                        connections.incrementAndGet();
+                        Thread.ofPlatform().daemon().start(() -> serve(socket, handshake, name));
+                    } catch (IOException closed) {
+                        return;
+                    }
+                }
+            });
+        }
+
+        private static void serve(Socket socket, Handshake handshake, String name) {
+            try (socket) {
+                DataInputStream in = new DataInputStream(socket.getInputStream());
+                DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+                byte[] serverNonce = Handshake.nonce();
+                write(out, Handshake.hello(ByteBufAllocator.DEFAULT, Wire.VERSION, serverNonce));
+                ByteBuf authFrame = HandshakenSocket.readFrame(in);
+                authFrame.readByte();
+                authFrame.readInt();
+                Handshake.Auth auth = Handshake.readAuth(authFrame);
+                write(out, Handshake.welcome(ByteBufAllocator.DEFAULT, Wire.VERSION,
+                        handshake.serverProof(auth.clientNonce(), serverNonce, name), name));
+                HandshakenSocket.readFrame(in); // the request
+                out.writeInt(1000); // a frame of 1000 bytes ...
+                out.writeByte(Wire.RECORD);
+                out.flush(); // ... of which nothing more ever comes
+                while (in.read() >= 0) {
+                    // hold the connection open until the client closes it
+                }
+            } catch (IOException e) {
+                // the client went away
+            }
+        }
+
+        private static void write(DataOutputStream out, ByteBuf frame) throws IOException {
+            byte[] bytes = new byte[frame.readableBytes()];
+            frame.readBytes(bytes);
+            frame.release();
+            out.write(bytes);
+            out.flush();
+        }
+
+        int port() {
+            return listener.getLocalPort();
+        }
+
+        @Override
+        public void close() throws IOException {
+            listener.close();
+        }
+    }
+}

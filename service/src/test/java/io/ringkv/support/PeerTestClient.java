@@ -1,0 +1,44 @@
+package io.ringkv.support;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+import io.ringkv.peer.Handshake;
+import io.ringkv.peer.NodeInfoClient;
+import io.ringkv.peer.PeerClient;
+import io.ringkv.peer.PeerConnector;
+import reactor.netty.resources.LoopResources;
+
+/**
+ * The test speaking the node-to-node protocol, as a peer would, with a secret of its choosing:
+ * it reads a replica's own copy of a key, or tries the cluster port with a wrong secret.
+ */
+public final class PeerTestClient implements AutoCloseable {
+
+    /** The name the test gives itself in the handshake. */
+    public static final String NAME = "http://ringkv-test-client:1";
+
+    private final LoopResources loops = LoopResources.create("peer-test", 1, true);
+    private final PeerConnector connector;
+
+    public PeerTestClient(String secret) {
+        Duration timeout = Duration.ofSeconds(5);
+        connector = new PeerConnector(new PeerConnector.Settings(NAME, new Handshake(secret), timeout, 1, 256 * 1024,
+                1024, 16 * 1024 * 1024, Duration.ofSeconds(1)), loops, new NodeInfoClient(loops, timeout, Duration.ofSeconds(1)));
+    }
+
+    /** The node named {@code peer}, found through the port it tells on its public API. */
+    public PeerClient of(String peer) {
+        return connector.client(peer);
+    }
+
+    /** The node named {@code peer}, at a given address (a port Docker mapped). */
+    public PeerClient at(String peer, InetSocketAddress address) {
+        return connector.client(peer, address);
+    }
+
+    @Override
+    public void close() {
+        loops.disposeLater().block(Duration.ofSeconds(5));
+    }
+}
