@@ -88,6 +88,81 @@ forward() {
   done
   fail "port-forward to $target did not answer"
 }
+# Reads one pod's OWN copy of a key over the node-to-node protocol, as a peer does: a port-forward
+# to the pod's cluster port (7070), the handshake proving the cluster secret (and checking the
+# node's proof back), then one READ. Prints the value; fails on a refusal, NOT_FOUND or a
+# tombstone. (A public GET with replicas=1/1 would ask the key's first replica, not this pod.)
+peer_read() { # pod key secret
+  local target=$1 key=$2 secret=$3 port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  k port-forward "$target" "$port:7070" >/dev/null 2>&1 &
+  PF_PIDS+=($!)
+  python3 - "$port" "$key" "$secret" <<'PY'
+import hashlib, hmac, os, socket, struct, sys, time
+
+port, key, secret = int(sys.argv[1]), sys.argv[2].encode(), sys.argv[3].encode()
+HELLO, AUTH, WELCOME, REFUSED, READ, RECORD, NOT_FOUND = 0x01, 0x02, 0x03, 0x04, 0x10, 0x20, 0x21
+
+
+def recv_exact(sock, n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise EOFError("the node closed the connection")
+        data += chunk
+    return data
+
+
+def read_frame(sock):
+    (length,) = struct.unpack(">i", recv_exact(sock, 4))
+    body = recv_exact(sock, length)
+    return body[0], struct.unpack(">i", body[1:5])[0], body[5:]
+
+
+def send_frame(sock, kind, ident, payload):
+    sock.sendall(struct.pack(">iBi", 5 + len(payload), kind, ident) + payload)
+
+
+# The port-forward takes a moment to listen (and to reach the pod): retry until the greeting comes.
+deadline = time.time() + 20
+while True:
+    try:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        kind, _, hello = read_frame(sock)
+        break
+    except (OSError, EOFError) as e:
+        if time.time() > deadline:
+            sys.exit("no greeting on the cluster port: %s" % e)
+        time.sleep(0.3)
+if kind != HELLO or hello[:4] != b"RKV1":
+    sys.exit("not a ringkv greeting: type %d, %r" % (kind, hello[:4]))
+server_nonce = hello[6:38]
+client_nonce, name = os.urandom(32), b"e2e/run.sh"
+proof = hmac.new(secret, b"ringkv client" + server_nonce + client_nonce + name, hashlib.sha256).digest()
+send_frame(sock, AUTH, 0, struct.pack(">H", 1) + client_nonce + struct.pack(">H", len(name)) + name + proof)
+kind, _, answer = read_frame(sock)
+if kind == REFUSED:
+    sys.exit("the node refused the handshake: %s" % answer.decode(errors="replace"))
+if kind != WELCOME:
+    sys.exit("expected WELCOME, got type %d" % kind)
+(name_length,) = struct.unpack(">H", answer[34:36])
+server_name = answer[36:36 + name_length]
+expected = hmac.new(secret, b"ringkv server" + client_nonce + server_nonce + server_name, hashlib.sha256).digest()
+if not hmac.compare_digest(expected, answer[2:34]):
+    sys.exit("the node's proof of the cluster secret is wrong")
+send_frame(sock, READ, 1, struct.pack(">H", len(key)) + key)
+kind, ident, record = read_frame(sock)
+sock.close()
+if kind == NOT_FOUND:
+    sys.exit("%s holds no copy of %s" % (server_name.decode(), key.decode()))
+if kind != RECORD or ident != 1 or record[0] != 1:
+    sys.exit("expected RECORD for request 1, got type %d id %d" % (kind, ident))
+if record[1] & 1:
+    sys.exit("%s holds a tombstone for %s" % (server_name.decode(), key.decode()))
+sys.stdout.write(record[10:].decode(errors="replace"))
+PY
+}
 stop_forwards() {
   for pid in "${PF_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   PF_PIDS=()
@@ -152,7 +227,7 @@ helm install "$RELEASE" helm/ringkv -n "$NAMESPACE" --wait --timeout 5m \
   --set image.tag="$TAG" \
   --set volumePermissions.enabled=true \
   --set cluster.discoveryRefreshInterval=2s \
-  --set tests.image.repository="${BUSYBOX_IMAGE%:*}" --set tests.image.tag="${BUSYBOX_IMAGE##*:}" >/dev/null
+  --set tests.image.repository="${BUSYBOX_IMAGE%:*}" --set-string tests.image.tag="${BUSYBOX_IMAGE##*:}" >/dev/null
 k get pods -o wide
 
 step "3/9 every pod sees the same 3 members by their stable names; helm test passes"
@@ -195,11 +270,10 @@ new_ip=$(k get pod "$RELEASE-2" -o jsonpath='{.status.podIP}')
 log "$rounds rounds of 2/3 writes and reads succeeded while $RELEASE-2 was replaced ($old_ip -> $new_ip)"
 eventually 60 all_pods_see 3 || fail "$RELEASE-2 did not rejoin under its name"
 secret=$(k get secret "$RELEASE" -o jsonpath='{.data.cluster-secret}' | base64 -d)
-pod2=$(forward "pod/$RELEASE-2")
-code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Ringkv-Cluster-Secret: $secret" "$pod2/internal/v0/record?id=survivor")
-[ "$code" = 200 ] || fail "$RELEASE-2 lost its copy of 'survivor' ($code)"
+own=$(peer_read "pod/$RELEASE-2" survivor "$secret") || fail "$RELEASE-2 lost its copy of 'survivor'"
+[ "$own" = kept ] || fail "$RELEASE-2's own copy of 'survivor' is '$own', expected 'kept'"
 stop_forwards
-log "$RELEASE-2 still holds the key written before it was deleted"
+log "$RELEASE-2 still holds the key written before it was deleted (read over its cluster port with the secret)"
 
 step "6/9 scale to 4: the new pod joins every ring; back to 3: it leaves"
 helm upgrade "$RELEASE" helm/ringkv -n "$NAMESPACE" --reuse-values --set replicaCount=4 --wait --timeout 5m >/dev/null
@@ -264,18 +338,60 @@ no_loadtest_left() {
 eventually 60 no_loadtest_left || fail "the loadtest Job, its pod or ConfigMap are still there after disabling it"
 log "loadtest disabled again: Job, pod and ConfigMap gone; the StatefulSet was not touched"
 
-step "8/9 the security context holds; internal endpoints need the cluster secret"
+step "8/9 the security context holds; no internal endpoints on the public port; the cluster port wants the secret"
 uid=$(k exec "$RELEASE-0" -c ringkv -- id -u)
 [ "$uid" = 10001 ] || fail "the node runs as uid $uid"
 if k exec "$RELEASE-0" -c ringkv -- sh -c 'touch /should-not-exist' 2>/dev/null; then
   fail "the root filesystem is writable"
 fi
 log "uid 10001, read-only root filesystem"
-forbidden=$(k run "probe-$$" --image="$BUSYBOX_IMAGE" --restart=Never --rm -i --quiet \
+# The old HTTP internal endpoints are gone: 404 on the public port, with or without the secret.
+pod0=$(forward "pod/$RELEASE-0")
+for path in "/internal/v0/record?id=survivor" /internal/v0/identity; do
+  expect_status 404 GET "$pod0$path"
+  code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Ringkv-Cluster-Secret: $secret" "$pod0$path")
+  [ "$code" = 404 ] || fail "GET $path with the old secret header answered $code, expected 404"
+done
+cluster_port=$(curl -fs "$pod0/v0/cluster" | python3 -c 'import json, sys; print(json.load(sys.stdin).get("clusterPort"))')
+[ "$cluster_port" = 7070 ] || fail "GET /v0/cluster of $RELEASE-0 tells cluster port $cluster_port, expected 7070 (containerPorts.cluster)"
+stop_forwards
+log "/internal/v0/record and /internal/v0/identity: 404 on the public port, also with the secret; /v0/cluster tells clusterPort 7070"
+# The cluster port of a pod, by its DNS name, from a pod that does not know the secret: it greets
+# (int32 length 43, type 0x01 HELLO, int32 id 0, "RKV1", version, 32 random bytes) and closes the
+# connection once the handshake timeout (5 x the 1 s replication timeout) has passed; a frame
+# over 4096 bytes before the handshake (here a length of 65536) is cut off at once. nc -e keeps
+# the connection open for writing while od reads, so only the node can end it. Times from
+# /proc/uptime, in hundredths of a second.
+target="$RELEASE-0.$RELEASE-headless.$NAMESPACE.svc.cluster.local"
+probe=$(k run "probe-$$" --image="$BUSYBOX_IMAGE" --restart=Never --rm -i --quiet \
   --overrides='{"spec":{"securityContext":{"runAsNonRoot":true,"runAsUser":10001}}}' \
-  -- sh -c "wget -S -O /dev/null http://$RELEASE:8080/internal/v0/identity 2>&1 | grep -m1 'HTTP/' || true")
-echo "$forbidden" | grep -q ' 403' || fail "internal endpoint without the secret answered: $forbidden"
-log "internal endpoint without the secret: $forbidden"
+  --env="TARGET=$target" -- sh -c '
+    now() { read -r up _ </proc/uptime; echo "${up%.*}${up#*.}"; }
+    t0=$(now)
+    hex=$(timeout 30 nc -w 10 "$TARGET" 7070 -e sh -c "od -A n -t x1 -v | tr -d \" \n\" >&2" 2>&1)
+    echo "greeting $hex"
+    echo "greeting-closed-after $(( $(now) - t0 ))"
+    t0=$(now)
+    timeout 30 nc -w 10 "$TARGET" 7070 -e sh -c "printf \"\\000\\001\\000\\000RKV\"; od -A n -t x1 -v >/dev/null" 2>&1
+    echo "oversized-closed-after $(( $(now) - t0 ))"
+  ') || fail "the probe pod failed: $probe"
+greeting=$(printf '%s\n' "$probe" | sed -n 's/^greeting //p')
+closed_cs=$(printf '%s\n' "$probe" | sed -n 's/^greeting-closed-after //p')
+oversized_cs=$(printf '%s\n' "$probe" | sed -n 's/^oversized-closed-after //p')
+[ "${greeting:18:8}" = 524b5631 ] || fail "$target:7070 sent no greeting with RKV1 at offset 9: '$greeting' ($probe)"
+[ "${greeting:0:10}" = 0000002b01 ] || fail "$target:7070: the greeting is not a 43-byte HELLO frame: '$greeting'"
+[[ $closed_cs =~ ^[0-9]+$ ]] && [ "$closed_cs" -le 1000 ] \
+  || fail "$target:7070 did not close the connection within 10 s without the secret (${closed_cs:-?} cs): $probe"
+[[ $oversized_cs =~ ^[0-9]+$ ]] && [ "$oversized_cs" -le 300 ] \
+  || fail "$target:7070 did not cut off a 64 KiB frame before the handshake at once (${oversized_cs:-?} cs): $probe"
+log "$target:7070 greets with RKV1 v$((16#${greeting:26:4})) ($(( ${#greeting} / 2 )) bytes) and closes after $((closed_cs / 100)).$(printf '%02d' $((closed_cs % 100))) s without the secret"
+log "a 64 KiB frame before the handshake: closed after $((oversized_cs / 100)).$(printf '%02d' $((oversized_cs % 100))) s"
+# The NetworkPolicy is off here (the probe above is no ringkv pod); the API server must still
+# accept the chart's policy, whose cluster-port rule names the container port "cluster".
+helm template "$RELEASE" helm/ringkv -n "$NAMESPACE" --set fullnameOverride="$RELEASE" --set networkPolicy.enabled=true \
+    --show-only templates/networkpolicy.yaml 2>/dev/null | k apply --dry-run=server -f - >/dev/null \
+  || fail "the API server rejects the chart's NetworkPolicy (server-side dry run)"
+log "the chart's NetworkPolicy (networkPolicy.enabled=true) passes a server-side dry run"
 
 step "9/9 helm uninstall"
 helm uninstall "$RELEASE" -n "$NAMESPACE" --wait --timeout 2m >/dev/null

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Lints and renders the ringkv Helm chart (helm/ringkv) for default and
 # non-default values, checks the rendered objects against the application
-# contract, checks that the values schema rejects bad values, checks the k6
+# contract (ports: http, the node-to-node cluster port, management; the cluster
+# secret; the NetworkPolicy), checks that the values schema and the templates
+# reject bad values, checks that nothing refers to the removed HTTP internal
+# endpoints (/internal/..., X-Ringkv-Cluster-Secret), checks the k6
 # loadtest Job and its scripts (byte-identical to loadtest/, also in the
 # packaged chart), and (when kubectl is available) checks that the kustomize
 # base in k8s/ and k8s/loadtest match the chart's renders.
@@ -57,6 +60,7 @@ section() { printf '\n== %s\n' "$*"; }
 # ---------------------------------------------------------------------------
 # The checker: python3 + PyYAML.
 #   check.py render FILE EXPECT_JSON   contract checks of one render
+#   check.py np-teeth FILE EXPECT_JSON  the NetworkPolicy checks fail on broken copies of a render
 #   check.py compare HELM.yaml KUSTOMIZE.yaml
 #   check.py schema-coverage VALUES.yaml SCHEMA.json
 #   check.py loadtest FILE EXPECT_JSON LOADTEST_DIR   the loadtest Job/ConfigMap of one render
@@ -116,8 +120,8 @@ DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 
 
-def render_checks(path, exp):
-    docs = load(path)
+def render_checks(path, exp, docs=None):
+    docs = load(path) if docs is None else docs
     hooks = [d for d in docs if "helm.sh/hook" in (g(d, "metadata", "annotations") or {})]
     main = [d for d in docs if d not in hooks]
     kinds = lambda k: [d for d in main if d.get("kind") == k]
@@ -165,6 +169,11 @@ def render_checks(path, exp):
         check("headless Service: port %d named http -> targetPort http" % exp["httpPort"],
               any(p.get("name") == "http" and p.get("port") == exp["httpPort"] and p.get("targetPort") in ("http", exp["httpPort"])
                   for p in hs.get("ports", [])), hs.get("ports"))
+        check("headless Service: port %d named cluster -> targetPort cluster (peers connect to <pod>.<headless>:%d)"
+              % (exp["clusterPort"], exp["clusterPort"]),
+              any(p.get("name") == "cluster" and p.get("port") == exp["clusterPort"]
+                  and p.get("targetPort") in ("cluster", exp["clusterPort"])
+                  for p in hs.get("ports", [])), hs.get("ports"))
         check("headless Service selects the pods", subset(hs.get("selector"), pod_labels))
     client = services.get(exp["fullname"])
     check("client Service %s exists" % exp["fullname"], client is not None, list(services))
@@ -176,6 +185,8 @@ def render_checks(path, exp):
               any(p.get("name") == "http" and p.get("port") == exp["servicePort"] and p.get("targetPort") == "http"
                   for p in cs.get("ports", [])), cs.get("ports"))
         check("client Service selects the pods", subset(cs.get("selector"), pod_labels))
+        check("client Service exposes only http (not the cluster or management port)",
+              [p.get("targetPort") for p in cs.get("ports", [])] == ["http"], cs.get("ports"))
 
     # -- container
     ctrs = {c["name"]: c for c in pod.get("containers", [])}
@@ -189,8 +200,11 @@ def render_checks(path, exp):
           repo == "ringkv" and tag == exp["imageTag"] and tag != "latest", image)
     check("imagePullPolicy IfNotPresent", c.get("imagePullPolicy") == "IfNotPresent", c.get("imagePullPolicy"))
     ports = {p.get("name"): p.get("containerPort") for p in c.get("ports", [])}
-    check("container ports http=%d, management=%d" % (exp["httpPort"], exp["managementPort"]),
-          ports == {"http": exp["httpPort"], "management": exp["managementPort"]}, ports)
+    check("container ports http=%d, cluster=%d, management=%d" % (exp["httpPort"], exp["clusterPort"], exp["managementPort"]),
+          ports == {"http": exp["httpPort"], "cluster": exp["clusterPort"], "management": exp["managementPort"]}, ports)
+    check("container ports are TCP and all differ",
+          len(set(ports.values())) == len(c.get("ports", [])) == 3
+          and all(p.get("protocol", "TCP") == "TCP" for p in c.get("ports", [])), c.get("ports"))
 
     env_list = c.get("env", [])
     env_names = [e["name"] for e in env_list]
@@ -210,6 +224,8 @@ def render_checks(path, exp):
     check("SERVER_PORT = %d" % exp["httpPort"], val("SERVER_PORT") == str(exp["httpPort"]), val("SERVER_PORT"))
     check("MANAGEMENT_SERVER_PORT = %d" % exp["managementPort"],
           val("MANAGEMENT_SERVER_PORT") == str(exp["managementPort"]), val("MANAGEMENT_SERVER_PORT"))
+    check("RINGKV_CLUSTER_PORT = %d (containerPorts.cluster, the container port named cluster)" % exp["clusterPort"],
+          val("RINGKV_CLUSTER_PORT") == str(exp["clusterPort"]) == str(ports.get("cluster")), val("RINGKV_CLUSTER_PORT"))
     check("RINGKV_DATA_DIR = /var/lib/ringkv", val("RINGKV_DATA_DIR") == "/var/lib/ringkv", val("RINGKV_DATA_DIR"))
     dns = "%s.$(POD_NAMESPACE).svc.%s" % (headless_name, exp["clusterDomain"])
     check("RINGKV_CLUSTER_DISCOVERY_DNS_NAME = <headless Service>.$(POD_NAMESPACE).svc.%s" % exp["clusterDomain"],
@@ -225,6 +241,8 @@ def render_checks(path, exp):
     # -- cluster secret
     ref = g(env, "RINGKV_CLUSTER_SECRET", "valueFrom", "secretKeyRef") or {}
     check("RINGKV_CLUSTER_SECRET from a Secret, key cluster-secret", ref.get("key") == "cluster-secret", ref)
+    check("RINGKV_CLUSTER_SECRET is required (not optional): a node with peers refuses to start without it",
+          ref.get("optional") is not True and "value" not in env.get("RINGKV_CLUSTER_SECRET", {}), env.get("RINGKV_CLUSTER_SECRET"))
     secrets = {d["metadata"]["name"]: d for d in kinds("Secret")}
     checksum = pod_ann.get("checksum/secret", "")
     check("pod template has a checksum/secret annotation", re.fullmatch(r"[0-9a-f]{64}", checksum), pod_ann)
@@ -371,12 +389,42 @@ def render_checks(path, exp):
             return [r for r in ingress
                     if any(p.get("port") in (port_name, port_num) for p in r.get("ports", []))]
 
+        def covers(rule, port_name, port_num):
+            # A rule without ports (or a port entry without a port) applies to every port.
+            entries = rule.get("ports") or []
+            if not entries:
+                return True
+            for p in entries:
+                if p.get("protocol", "TCP") != "TCP":
+                    continue
+                port = p.get("port")
+                if port is None or port in (port_name, port_num):
+                    return True
+                if isinstance(port, int) and isinstance(p.get("endPort"), int) and port <= port_num <= p["endPort"]:
+                    return True
+            return False
+
+        sts_selector = g(spec, "selector", "matchLabels") or {}
+
+        def release_pods_only(peer):
+            # A podSelector alone (same namespace) that requires every selector label of the StatefulSet.
+            return set(peer) == {"podSelector"} and subset(sts_selector, g(peer, "podSelector", "matchLabels") or {})
+
         http_rules = allows("http", exp["httpPort"])
         check("NetworkPolicy selects the ringkv pods",
               subset(g(np_, "spec", "podSelector", "matchLabels"), pod_labels), np_)
+        check("NetworkPolicy restricts Ingress", "Ingress" in (g(np_, "spec", "policyTypes") or ["Ingress"]),
+              g(np_, "spec", "policyTypes"))
         check("NetworkPolicy allows the http port between ringkv pods",
               any(subset(g(peer, "podSelector", "matchLabels"), pod_labels)
                   for r in http_rules for peer in r.get("from", [])), http_rules)
+        cluster_rules = [r for r in ingress if covers(r, "cluster", exp["clusterPort"])]
+        check("NetworkPolicy allows the cluster port (%d) between ringkv pods" % exp["clusterPort"],
+              any(release_pods_only(peer) for r in cluster_rules for peer in r.get("from") or []), cluster_rules)
+        check("NetworkPolicy allows the cluster port only from the release's ringkv pods "
+              "(not the namespace, test/loadtest pods, extraIngressFrom, other namespaces or IP blocks)",
+              all(r.get("from") and all(release_pods_only(peer) for peer in r["from"]) for r in cluster_rules),
+              cluster_rules)
         check("NetworkPolicy allows the management port", allows("management", exp["managementPort"]), ingress)
     else:
         check("no NetworkPolicy (off by default)", not nps, nps)
@@ -682,6 +730,59 @@ def compare_loadtest(helm_path, kust_path):
               not d, "; ".join(d[:6]))
 
 
+def np_teeth(path, exp):
+    """The NetworkPolicy checks must fail on copies of a good render whose policy lets others reach the
+    cluster port, or shuts the ringkv pods out of it: otherwise they would prove nothing."""
+    import copy
+    global OUT
+    good = load(path)
+
+    def cluster_rule(np_):
+        return [r for r in np_["spec"]["ingress"] if any(p.get("port") == "cluster" for p in r.get("ports", []))][0]
+
+    def plus_namespace(np_):
+        cluster_rule(np_)["from"].append({"podSelector": {}})
+
+    def plus_other_namespace(np_):
+        cluster_rule(np_)["from"].append({"namespaceSelector": {}, "podSelector": dict(np_["spec"]["podSelector"])})
+
+    def plus_ip_block(np_):
+        np_["spec"]["ingress"].append({"ports": [{"port": exp["clusterPort"], "protocol": "TCP"}],
+                                       "from": [{"ipBlock": {"cidr": "10.0.0.0/8"}}]})
+
+    def plus_any_port_rule(np_):
+        np_["spec"]["ingress"].append({"from": [{"podSelector": {}}]})
+
+    def open_to_all(np_):
+        cluster_rule(np_).pop("from")
+
+    def only_test_pod(np_):
+        cluster_rule(np_)["from"] = [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "ringkv-test"}}}]
+
+    def without_rule(np_):
+        np_["spec"]["ingress"].remove(cluster_rule(np_))
+
+    broken = {
+        "the namespace (podSelector {})": (plus_namespace, "only from"),
+        "the same pod labels in any namespace": (plus_other_namespace, "only from"),
+        "an ipBlock on port %d" % exp["clusterPort"]: (plus_ip_block, "only from"),
+        "a rule without ports from the namespace": (plus_any_port_rule, "only from"),
+        "everyone (a rule without from)": (open_to_all, "only from"),
+        "the test pod instead of the ringkv pods": (only_test_pod, "between ringkv pods"),
+        "nobody (no cluster-port rule)": (without_rule, "between ringkv pods"),
+    }
+    results = []
+    for what, (mutate, expect) in broken.items():
+        docs = copy.deepcopy(good)
+        mutate([d for d in docs if d.get("kind") == "NetworkPolicy"][0])
+        OUT = []
+        render_checks(path, exp, docs)
+        failed = [name for ok, name, _ in OUT if not ok]
+        results.append(("the NetworkPolicy checks catch a cluster port open to %s" % what,
+                        any("cluster port" in n and expect in n for n in failed), failed))
+    OUT = [(bool(ok), name, "" if ok else str(detail)) for name, ok, detail in results]
+
+
 def job_name(path):
     names = [d["metadata"]["name"] for d in load(path) if d.get("kind") == "Job"]
     print(names[0] if len(names) == 1 else "")
@@ -694,6 +795,8 @@ if mode == "jobname":
 try:
     if mode == "render":
         render_checks(sys.argv[2], json.loads(sys.argv[3]))
+    elif mode == "np-teeth":
+        np_teeth(sys.argv[2], json.loads(sys.argv[3]))
     elif mode == "loadtest":
         loadtest_checks(sys.argv[2], json.loads(sys.argv[3]), sys.argv[4])
     elif mode == "compare-loadtest":
@@ -775,7 +878,7 @@ DEFAULT_KINDS='["ServiceAccount","Secret","Service","Service","StatefulSet","Pod
 
 render_case default ringkv default "$(cat <<EOF
 {"namespace":"default","fullname":"ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
- "httpPort":8080,"managementPort":9090,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
+ "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
  "persistence":true,"size":"1Gi","storageClassName":null,"volumePermissions":false,"networkPolicy":false,
  "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0","kinds":$DEFAULT_KINDS}
 EOF
@@ -783,7 +886,7 @@ EOF
 
 render_case custom rel kvns "$(cat <<EOF
 {"namespace":"kvns","fullname":"kv","replicas":5,"imageTag":"0.1.0","clusterDomain":"corp.internal",
- "httpPort":8080,"managementPort":9090,"servicePort":8080,"memoryLimit":"2Gi","heapMiB":819,
+ "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"2Gi","heapMiB":819,
  "persistence":true,"size":"10Gi","storageClassName":"fast-ssd","volumePermissions":true,"networkPolicy":true,
  "antiAffinity":"hard","spread":true,"tests":true,"testImage":"busybox:1.37.0",
  "kinds":["ServiceAccount","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}
@@ -794,7 +897,7 @@ EOF
 
 render_case existing-secret my-db default "$(cat <<EOF
 {"namespace":"default","fullname":"my-db-ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
- "httpPort":8080,"managementPort":9090,"servicePort":80,"memoryLimit":"1000Mi","heapMiB":750,
+ "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":80,"memoryLimit":"1000Mi","heapMiB":750,
  "persistence":false,"volumePermissions":false,"networkPolicy":false,"existingSecret":"ringkv-shared",
  "antiAffinity":"none","spread":false,"tests":false,
  "kinds":["ServiceAccount","Service","Service","StatefulSet","PodDisruptionBudget"]}
@@ -809,6 +912,7 @@ image:
   tag: "0.2.0"
 containerPorts:
   http: 8081
+  cluster: 7071
   management: 9091
 cluster:
   secret: 0123456789abcdef0123456789abcdef
@@ -822,13 +926,48 @@ persistence:
 EOF
 render_case ports-and-secret ringkv default "$(cat <<EOF
 {"namespace":"default","fullname":"ringkv-store","replicas":3,"imageTag":"0.2.0","clusterDomain":"cluster.local",
- "httpPort":8081,"managementPort":9091,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
+ "httpPort":8081,"clusterPort":7071,"managementPort":9091,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
  "persistence":true,"size":"1Gi","storageClassName":"","volumePermissions":true,
  "volumePermissionsImage":"debian:bookworm-slim","networkPolicy":false,
  "secretValue":"0123456789abcdef0123456789abcdef",
  "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0","kinds":$DEFAULT_KINDS}
 EOF
 )" -f "$WORK/values-ports.yaml"
+
+# The NetworkPolicy with every source it can open the HTTP port to (the namespace, the test and
+# loadtest pods, extraIngressFrom with other namespaces and IP blocks): the cluster port stays
+# with the release's own ringkv pods. np-teeth then breaks copies of this render's policy and
+# expects the NetworkPolicy checks to fail on each.
+cat >"$WORK/values-netpol.yaml" <<'EOF'
+networkPolicy:
+  enabled: true
+  allowSameNamespace: true
+  extraIngressFrom:
+    - namespaceSelector:
+        matchLabels:
+          kubernetes.io/metadata.name: clients
+    - ipBlock:
+        cidr: 10.0.0.0/8
+    - namespaceSelector: {}
+      podSelector:
+        matchLabels:
+          app.kubernetes.io/name: ringkv
+          app.kubernetes.io/instance: ringkv
+loadtest:
+  enabled: true
+EOF
+NETPOL_EXPECT="$(cat <<EOF
+{"namespace":"default","fullname":"ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
+ "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
+ "persistence":true,"size":"1Gi","storageClassName":null,"volumePermissions":false,"networkPolicy":true,
+ "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0",
+ "kinds":["ServiceAccount","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy","ConfigMap","Job"]}
+EOF
+)"
+render_case network-policy ringkv default "$NETPOL_EXPECT" -f "$WORK/values-netpol.yaml"
+if [ -s "$WORK/network-policy.yaml" ]; then
+  run_checker np-teeth "$WORK/network-policy.yaml" "$NETPOL_EXPECT"
+fi
 
 # ---------------------------------------------------------------------------
 section "bad values are rejected"
@@ -855,6 +994,15 @@ bad "extraEnv overriding JAVA_TOOL_OPTIONS"    "$SCHEMA_ERR" --set 'extraEnv[0].
 bad "fullnameOverride longer than 52 chars"    "$SCHEMA_ERR" --set fullnameOverride=a-very-long-name-that-does-not-fit-a-statefulset-name-x
 bad "a heap below 64MiB (limit 100Mi)"         "below 64MiB" --set resources.limits.memory=100Mi
 bad "http and management on the same port"     "must differ" --set containerPorts.management=8080
+bad "cluster and http on the same port"        "containerPorts.http and containerPorts.cluster must differ" --set containerPorts.cluster=8080
+bad "cluster and management on the same port"  "containerPorts.cluster and containerPorts.management must differ" --set containerPorts.cluster=9090
+bad "http moved onto the cluster port"         "containerPorts.http and containerPorts.cluster must differ" --set containerPorts.http=7070
+bad "containerPorts.cluster=80 (privileged)"   "$SCHEMA_ERR" --set containerPorts.cluster=80
+bad "containerPorts.cluster=70000"             "$SCHEMA_ERR" --set containerPorts.cluster=70000
+bad "containerPorts.cluster=cluster (string)"  "$SCHEMA_ERR" --set containerPorts.cluster=cluster
+bad "containerPorts.cluster=null (required)"   "$SCHEMA_ERR" --set containerPorts.cluster=null
+bad "extraEnv overriding RINGKV_CLUSTER_PORT"  "$SCHEMA_ERR" --set 'extraEnv[0].name=RINGKV_CLUSTER_PORT' --set-string 'extraEnv[0].value=7071'
+bad "extraEnv overriding RINGKV_CLUSTER_SECRET" "$SCHEMA_ERR" --set 'extraEnv[0].name=RINGKV_CLUSTER_SECRET' --set-string 'extraEnv[0].value=0123456789abcdef'
 bad "loadtest.scenario=foo"                    "$SCHEMA_ERR" --set loadtest.scenario=foo
 bad "loadtest.rate=-1"                         "$SCHEMA_ERR" --set loadtest.rate=-1
 bad "loadtest.rate=0"                          "$SCHEMA_ERR" --set loadtest.rate=0
@@ -870,6 +1018,24 @@ bad "loadtest.p99Ms=0.0 (a string, not > 0)"   "$SCHEMA_ERR" --set loadtest.p99M
 bad "loadtest.env overriding SCENARIO"         "$SCHEMA_ERR" --set-string loadtest.env.SCENARIO=put
 bad "loadtest.env with a number (not a string)" "$SCHEMA_ERR" --set loadtest.env.VUS=20
 bad "an unknown loadtest key"                  "$SCHEMA_ERR" --set loadtest.rat=50
+
+# ---------------------------------------------------------------------------
+# Node-to-node traffic moved off the public HTTP port to the cluster port: the HTTP internal
+# endpoints (/internal/..., header X-Ringkv-Cluster-Secret) are gone (the public port answers 404
+# there), and neither the chart (templates, NOTES, values, schema, tests) nor k8s/ nor any render
+# may still describe or use them.
+section "no trace of the removed HTTP internal endpoints"
+INTERNAL_RE='/internal(/|[^a-z.]|$)|X-Ringkv-Cluster-Secret'
+if grep -rInE --exclude-dir=loadtest -- "$INTERNAL_RE" "$CHART" "$K8S_DIR" >"$WORK/internal.out" 2>&1; then
+  fail "helm/ringkv and k8s/ do not mention /internal/ or X-Ringkv-Cluster-Secret" "$WORK/internal.out"
+else
+  pass "helm/ringkv and k8s/ do not mention /internal/ or X-Ringkv-Cluster-Secret"
+fi
+if grep -iE -- "$INTERNAL_RE" "$WORK"/*.yaml >"$WORK/internal.out" 2>/dev/null; then
+  fail "no render mentions /internal/ or X-Ringkv-Cluster-Secret" "$WORK/internal.out"
+else
+  pass "no render mentions /internal/ or X-Ringkv-Cluster-Secret"
+fi
 
 # ---------------------------------------------------------------------------
 # The k6 load test (loadtest.*): the scripts reach the chart through the symlink
