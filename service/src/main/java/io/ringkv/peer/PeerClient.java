@@ -15,7 +15,7 @@ import reactor.core.publisher.Mono;
  * Calls one peer over a small, fixed number of persistent connections, opened on first use and
  * again whenever one closes. Many requests share each connection at once. A request goes on the
  * connection of the caller's own event loop when there is one (no thread hop), otherwise on the
- * next in turn. Every call ends within the timeout, connecting included.
+ * next in turn.
  */
 public final class PeerClient implements AutoCloseable {
 
@@ -64,11 +64,9 @@ public final class PeerClient implements AutoCloseable {
                 .flatMapMany(connection -> connection.scan(start, end));
     }
 
+    /** Every call ends: a request has its deadline on its connection, connecting has its own. */
     private <T> Mono<T> call(Function<PeerConnection, Mono<T>> operation) {
-        return connection()
-                .flatMap(operation)
-                .timeout(connector.timeout(), Mono.error(() -> new PeerException.Unavailable(peer,
-                        "no answer within " + connector.timeout())));
+        return connection().flatMap(operation);
     }
 
     private Mono<PeerConnection> connection() {

@@ -33,9 +33,9 @@ import reactor.core.publisher.Sinks;
  * number of requests at once, each under an id of its own, and hands every answer to the request
  * with its id. Requests may be sent from any thread; answers arrive on the connection's event loop.
  *
- * <p>A request whose caller gave up (its timeout) while nothing at all came back on the
- * connection since it was sent means the peer hangs, or stopped in the middle of a frame: the
- * connection is closed, failing what else waits on it, and the next request opens a new one.
+ * <p>Every request has a deadline (the timeout). One that passes while nothing at all came back on
+ * the connection since the request was sent means the peer hangs, or stopped in the middle of a
+ * frame: the connection is closed, failing what else waits on it, and the next request opens a new one.
  */
 final class PeerConnection extends ChannelInboundHandlerAdapter {
 
@@ -44,7 +44,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
     private final PeerConnector connector;
     private final String peer;
     private final Sinks.One<PeerConnection> ready = Sinks.one();
-    private final Map<Integer, Answer> waiting = new ConcurrentHashMap<>();
+    private final Map<Integer, Pending<?>> waiting = new ConcurrentHashMap<>();
     private final Map<Integer, Scan> scans = new ConcurrentHashMap<>();
     private final AtomicInteger ids = new AtomicInteger();
     private volatile Channel channel;
@@ -108,44 +108,91 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
         T decode(byte type, ByteBuf payload);
     }
 
-    /** Registers the answer's receiver before sending, so that even an immediate answer finds it. */
+    /**
+     * Registers the answer's receiver before sending, so that even an immediate answer finds it,
+     * then writes the request and sets its deadline on the connection's event loop: a cheap timer
+     * on the thread that will see the answer.
+     */
     private <T> void request(MonoSink<T> sink, IntFunction<ByteBuf> frame, Decoder<T> decoder) {
         if (!isOpen()) {
             sink.error(new PeerException.Unavailable(peer, "the connection is closed"));
             return;
         }
         int id = nextId();
-        long sent = System.nanoTime();
-        waiting.put(id, new Answer() {
-            @Override
-            public void answer(byte type, ByteBuf payload) {
-                try {
-                    if (type == Wire.ERROR) {
-                        sink.error(PeerException.from(peer, payload));
-                    } else {
-                        sink.success(decoder.decode(type, payload));
-                    }
-                } catch (RuntimeException e) {
-                    sink.error(e);
-                }
-            }
-
-            @Override
-            public void fail(Throwable error) {
-                sink.error(error);
-            }
-        });
+        Pending<T> pending = new Pending<>(sink, decoder);
+        waiting.put(id, pending);
         sink.onCancel(() -> {
-            if (waiting.remove(id) != null) {
-                gaveUp(sent);
+            if (waiting.remove(id, pending)) {
+                pending.stopTimer();
             }
         });
-        if (closed && waiting.remove(id) != null) {
+        if (closed && waiting.remove(id, pending)) {
             // Closed between the check and the registration: channelInactive may not have seen it.
             sink.error(new PeerException.Unavailable(peer, "the connection is closed"));
             return;
         }
-        onLoop(() -> channel.writeAndFlush(frame.apply(id), channel.voidPromise()));
+        onLoop(() -> {
+            if (waiting.get(id) != pending) {
+                return; // cancelled or failed meanwhile
+            }
+            pending.timer = channel.eventLoop().schedule(() -> expired(id, pending),
+                    connector.timeout().toNanos(), TimeUnit.NANOSECONDS);
+            channel.writeAndFlush(frame.apply(id), channel.voidPromise());
+        });
+    }
+
+    /**
+     * A request got no answer within the timeout. If nothing at all was read on this connection
+     * since it was sent, the peer does not answer, or stalled inside a frame: close the connection.
+     */
+    private void expired(int id, Pending<?> pending) {
+        if (!waiting.remove(id, pending)) {
+            return;
+        }
+        pending.fail(new PeerException.Unavailable(peer, "no answer within " + connector.timeout()));
+        if (lastReadNanos - pending.sent < 0 && !closed) {
+            log.info("closing the connection to {}: nothing came back within a request's timeout", peer);
+            close();
+        }
+    }
+
+    /** A request waiting for its answer. */
+    private static final class Pending<T> {
+        private final MonoSink<T> sink;
+        private final Decoder<T> decoder;
+        private final long sent = System.nanoTime();
+        /** Set and cancelled on the event loop. */
+        private ScheduledFuture<?> timer;
+
+        Pending(MonoSink<T> sink, Decoder<T> decoder) {
+            this.sink = sink;
+            this.decoder = decoder;
+        }
+
+        void answer(String peer, byte type, ByteBuf payload) {
+            stopTimer();
+            try {
+                if (type == Wire.ERROR) {
+                    sink.error(PeerException.from(peer, payload));
+                } else {
+                    sink.success(decoder.decode(type, payload));
+                }
+            } catch (RuntimeException e) {
+                sink.error(e);
+            }
+        }
+
+        void fail(Throwable error) {
+            stopTimer();
+            sink.error(error);
+        }
+
+        void stopTimer() {
+            ScheduledFuture<?> scheduled = timer;
+            if (scheduled != null) {
+                scheduled.cancel(false);
+            }
+        }
     }
 
     private int nextId() {
@@ -155,17 +202,6 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
             id = ids.incrementAndGet();
         } while (id == 0);
         return id;
-    }
-
-    /**
-     * A caller gave up on a request sent at {@code sentNanos}. If nothing was read on this
-     * connection since, the peer does not answer at all, or stalled inside a frame: close it.
-     */
-    private void gaveUp(long sentNanos) {
-        if (lastReadNanos - sentNanos < 0 && !closed) {
-            log.info("closing the connection to {}: nothing came back within a request's timeout", peer);
-            close();
-        }
     }
 
     /**
@@ -199,12 +235,6 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
         } else {
             channel.eventLoop().execute(task);
         }
-    }
-
-    private interface Answer {
-        void answer(byte type, ByteBuf payload);
-
-        void fail(Throwable error);
     }
 
     /** One range stream; every method runs on the connection's event loop. */
@@ -405,9 +435,9 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
                 }
             }
             default -> {
-                Answer answer = waiting.remove(id);
-                if (answer != null) {
-                    answer.answer(type, payload);
+                Pending<?> pending = waiting.remove(id);
+                if (pending != null) {
+                    pending.answer(peer, type, payload);
                 } else if (type == Wire.ERROR) {
                     Scan scan = scans.get(id);
                     if (scan != null) {
@@ -436,9 +466,9 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
 
     private void fail(Throwable error) {
         for (Integer id : List.copyOf(waiting.keySet())) {
-            Answer answer = waiting.remove(id);
-            if (answer != null) {
-                answer.fail(error);
+            Pending<?> pending = waiting.remove(id);
+            if (pending != null) {
+                pending.fail(error);
             }
         }
         for (Scan scan : List.copyOf(scans.values())) {

@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
@@ -104,15 +105,20 @@ public final class Coordinator {
      */
     private <T> Mono<List<T>> quorum(List<Replica> targets, int initial, Duration hedgeDelay, ReplicationFactor factor,
             Function<Replica, Mono<T>> call) {
-        return Mono.<List<T>>create(sink -> {
-                    Round<T> round = new Round<>(targets, factor, call, sink);
-                    round.ask(initial);
-                    if (!hedgeDelay.isZero() && initial < targets.size()) {
-                        sink.onDispose(Mono.delay(hedgeDelay).subscribe(late -> round.ask(targets.size())));
-                    }
-                })
-                .timeout(timeout, Mono.error(() -> new NotEnoughReplicasException(
-                        "fewer than " + factor.ack() + " of " + factor.from() + " replicas answered within " + timeout)));
+        return Mono.create(sink -> {
+            Round<T> round = new Round<>(targets, factor, call, sink);
+            Disposable deadline = Deadlines.after(timeout, round::expire);
+            Disposable hedge = hedgeDelay.isZero() || initial >= targets.size()
+                    ? null
+                    : Deadlines.after(hedgeDelay, () -> round.ask(targets.size()));
+            sink.onDispose(() -> {
+                deadline.dispose();
+                if (hedge != null) {
+                    hedge.dispose();
+                }
+            });
+            round.ask(initial);
+        });
     }
 
     /** The calls of one request to its replicas, asked in the targets' order, each at most once. */
@@ -133,6 +139,13 @@ public final class Coordinator {
             this.collector = new QuorumCollector<>(factor);
         }
 
+        void expire() {
+            if (collector.expire() == QuorumCollector.Outcome.FAILED) {
+                sink.error(new NotEnoughReplicasException(
+                        "fewer than " + factor.ack() + " of " + factor.from() + " replicas answered within " + timeout));
+            }
+        }
+
         void ask(int count) {
             for (int i = 0; i < count; i++) {
                 int index = asked.getAndIncrement();
@@ -145,11 +158,9 @@ public final class Coordinator {
 
         private void ask(Replica replica) {
             // Subscribed on its own: answering the client does not cancel the slower replicas.
+            // Each ends by itself: a peer's call times out in its client, a local one in storage.
             call.apply(replica)
                     .single()
-                    // A backstop only: remote calls time out on their own (and their breaker
-                    // counts it); this ends any call that did not, so none lingers.
-                    .timeout(timeout.multipliedBy(2))
                     .subscribe(
                             answer -> {
                                 if (collector.success(answer) == QuorumCollector.Outcome.REACHED) {

@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * Counts the answers of the replicas of one request and says when the request is decided:
  * as soon as {@code ack} replicas succeeded, or as soon as so many failed that {@code ack} can
- * no longer be reached. Later answers change nothing. Thread-safe: replicas answer on any thread.
+ * no longer be reached, or when its time is up. Later answers change nothing. Thread-safe: replicas answer on any thread.
  */
 public final class QuorumCollector<T> {
 
@@ -57,6 +57,20 @@ public final class QuorumCollector<T> {
             return outcome;
         }
         return Outcome.PENDING;
+    }
+
+    /**
+     * The request's time is up.
+     *
+     * @return {@link Outcome#FAILED} if it was still undecided (exactly once); {@link Outcome#PENDING}
+     *         if it had been decided already
+     */
+    public synchronized Outcome expire() {
+        if (outcome != Outcome.PENDING) {
+            return Outcome.PENDING;
+        }
+        outcome = Outcome.FAILED;
+        return outcome;
     }
 
     /** The successful answers that decided the request. */

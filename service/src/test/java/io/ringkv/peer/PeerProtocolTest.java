@@ -50,6 +50,8 @@ class PeerProtocolTest {
     private static final String SERVER = "http://node-b:1";
     private static final String CLIENT = "http://node-a:1";
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    /** How long the test waits for an outcome: longer than any timeout, so that the outcome is the node's. */
+    private static final Duration WAIT = TIMEOUT.multipliedBy(4);
     private static final int MAX_VALUE = 64 * 1024;
     private static final int WINDOW = 16 * 1024;
 
@@ -101,12 +103,12 @@ class PeerProtocolTest {
         server();
         PeerClient client = client();
         Record value = Record.value(42, bytes("hello"));
-        client.write(bytes("k"), value).block(TIMEOUT);
-        assertThat(client.read(bytes("k")).block(TIMEOUT)).contains(value);
-        assertThat(client.read(bytes("absent")).block(TIMEOUT)).isEmpty();
-        client.write(bytes("k"), Record.tombstone(43)).block(TIMEOUT);
-        assertThat(client.read(bytes("k")).block(TIMEOUT)).contains(Record.tombstone(43));
-        client.ping().block(TIMEOUT);
+        client.write(bytes("k"), value).block(WAIT);
+        assertThat(client.read(bytes("k")).block(WAIT)).contains(value);
+        assertThat(client.read(bytes("absent")).block(WAIT)).isEmpty();
+        client.write(bytes("k"), Record.tombstone(43)).block(WAIT);
+        assertThat(client.read(bytes("k")).block(WAIT)).contains(Record.tombstone(43));
+        client.ping().block(WAIT);
     }
 
     /**
@@ -144,7 +146,7 @@ class PeerProtocolTest {
         assertThat(range.get(0).key()).isEqualTo(bytes("r0100"));
         assertThat(range.get(299).key()).isEqualTo(bytes("r0399"));
         assertThat(range.get(5).record().tombstone()).isTrue(); // r0105 = 7 * 15
-        assertThat(client().scan(bytes("s"), null).collectList().block(TIMEOUT)).isEmpty();
+        assertThat(client().scan(bytes("s"), null).collectList().block(WAIT)).isEmpty();
     }
 
     /**
@@ -196,7 +198,7 @@ class PeerProtocolTest {
         for (int i = 0; i < 1000; i++) {
             store.put(bytes(String.format("c%04d", i)), Record.value(i, new byte[1000]));
         }
-        assertThat(client().scan(bytes("c"), null).take(5).collectList().block(TIMEOUT)).hasSize(5);
+        assertThat(client().scan(bytes("c"), null).take(5).collectList().block(WAIT)).hasSize(5);
         Awaitility.await().atMost(TIMEOUT).until(() -> store.openCursors.get() == 0);
     }
 
@@ -205,7 +207,7 @@ class PeerProtocolTest {
         server();
         store.put(bytes("secret-data"), Record.value(1, bytes("x")));
         PeerClient intruder = client("not-" + SECRET, 1, local(server.port()));
-        assertThatThrownBy(() -> intruder.read(bytes("secret-data")).block(TIMEOUT))
+        assertThatThrownBy(() -> intruder.read(bytes("secret-data")).block(WAIT))
                 .isInstanceOf(PeerException.Refused.class)
                 .hasMessageContaining("cluster secret");
         assertThat(store.reads.get()).isZero();
@@ -217,7 +219,7 @@ class PeerProtocolTest {
     void aServerWithAnotherSecretIsNotTrusted() {
         server = new PeerServer(new PeerServer.Settings(0, new Handshake("other-secret"), 1024, MAX_VALUE + 10, 100,
                 TIMEOUT, Duration.ZERO), store, storage, loops, meters);
-        assertThatThrownBy(() -> client().read(bytes("k")).block(TIMEOUT)).isInstanceOf(PeerException.Refused.class);
+        assertThatThrownBy(() -> client().read(bytes("k")).block(WAIT)).isInstanceOf(PeerException.Refused.class);
     }
 
     /** A connection that never proves the secret is closed after the handshake timeout. */
@@ -247,10 +249,10 @@ class PeerProtocolTest {
         }
         // And once authenticated, a write above the largest record is refused the same way.
         PeerClient client = client();
-        assertThatThrownBy(() -> client.write(bytes("big"), Record.value(1, new byte[MAX_VALUE + 100])).block(TIMEOUT))
+        assertThatThrownBy(() -> client.write(bytes("big"), Record.value(1, new byte[MAX_VALUE + 100])).block(WAIT))
                 .isInstanceOf(PeerException.class);
         assertThat(store.get(bytes("big"))).isNull();
-        client.write(bytes("small"), Record.value(1, new byte[10])).block(TIMEOUT);
+        client.write(bytes("small"), Record.value(1, new byte[10])).block(WAIT);
     }
 
     /** A type this version does not know is answered with an error; the connection goes on. */
@@ -295,7 +297,7 @@ class PeerProtocolTest {
     void aSlowPeersAnswersStillReachTheirCallers() {
         server(Duration.ofMillis(300));
         PeerClient client = client();
-        client.write(bytes("slow"), Record.value(1, bytes("v"))).block(TIMEOUT);
+        client.write(bytes("slow"), Record.value(1, bytes("v"))).block(WAIT);
         long started = System.nanoTime();
         List<Optional<Record>> answers = Flux.interval(Duration.ofMillis(5)).take(200)
                 .flatMap(i -> client.read(bytes("slow")), 256)

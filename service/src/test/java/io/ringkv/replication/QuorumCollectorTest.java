@@ -41,4 +41,17 @@ class QuorumCollectorTest {
         assertThat(new QuorumCollector<String>(new ReplicationFactor(1, 1)).success("x")).isEqualTo(REACHED);
         assertThat(new QuorumCollector<String>(new ReplicationFactor(1, 1)).failure()).isEqualTo(FAILED);
     }
+
+    @Test
+    void anUndecidedRequestFailsOnceItsTimeIsUpAndADecidedOneStaysDecided() {
+        QuorumCollector<String> late = new QuorumCollector<>(new ReplicationFactor(2, 3));
+        assertThat(late.success("a")).isEqualTo(PENDING);
+        assertThat(late.expire()).isEqualTo(FAILED);
+        assertThat(late.expire()).isEqualTo(PENDING);
+        assertThat(late.success("b")).as("an answer after the deadline").isEqualTo(PENDING);
+
+        QuorumCollector<String> done = new QuorumCollector<>(new ReplicationFactor(1, 3));
+        assertThat(done.success("a")).isEqualTo(REACHED);
+        assertThat(done.expire()).isEqualTo(PENDING);
+    }
 }
