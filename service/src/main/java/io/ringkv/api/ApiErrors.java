@@ -19,6 +19,7 @@ import org.springframework.web.server.WebExceptionHandler;
 
 import io.ringkv.replication.NotEnoughReplicasException;
 import io.ringkv.storage.StorageException;
+import io.ringkv.storage.StorageOverloadedException;
 import reactor.core.publisher.Mono;
 
 /**
@@ -53,8 +54,8 @@ final class ApiErrors {
             log.debug("504: {}", error.getMessage());
             return plain(HttpStatus.GATEWAY_TIMEOUT, "Not Enough Replicas");
         }
-        if (error instanceof RejectedExecutionException) {
-            // The storage queue is full: this node is overloaded, and the client should come back shortly.
+        if (error instanceof RejectedExecutionException || error instanceof StorageOverloadedException) {
+            // A storage queue is full: this node is overloaded, and the client should come back shortly.
             return overloaded();
         }
         if (error instanceof StorageException) {

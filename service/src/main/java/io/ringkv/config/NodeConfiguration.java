@@ -30,6 +30,7 @@ import io.ringkv.storage.RecordCodec;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.StorageException;
 import io.ringkv.storage.StorageSettings;
+import io.ringkv.storage.TombstonePurge;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -71,22 +72,36 @@ public class NodeConfiguration {
         SettingsValidator.writableDirectory("ringkv.data-dir", properties.dataDir());
         SettingsValidator.positive("ringkv.storage.tombstone-grace-period", storage.tombstoneGracePeriod().toSeconds());
         SettingsValidator.positive("ringkv.storage.block-cache-size", storage.blockCacheSize().toBytes());
+        SettingsValidator.positive("ringkv.storage.queue-size", storage.queueSize());
         try {
-            return RocksStore.open(new StorageSettings(properties.dataDir(), storage.tombstoneGracePeriod(),
-                    storage.blockCacheSize().toBytes(), storage.syncWrites()), LastWriteWins.ORDER);
+            return RocksStore.open(new StorageSettings(properties.dataDir(), storage.blockCacheSize().toBytes(),
+                    storage.syncWrites(), storage.queueSize()), LastWriteWins.ORDER);
         } catch (StorageException e) {
             // Most often another node already runs on the same directory (RocksDB's LOCK file).
             throw new InvalidSettingException("ringkv.data-dir", e.getMessage());
         }
     }
 
-    /** Takes the store as a parameter only so that it is disposed before the store closes. */
+    /**
+     * Runs the storage calls that may wait for the disk (reads the cache cannot answer, ranges).
+     * Its queues are per thread, so each gets its share of queue-size. Takes the store as a
+     * parameter only so that it is disposed before the store closes.
+     */
     @Bean(destroyMethod = "dispose")
     Scheduler storageScheduler(RingkvProperties properties, RocksStore store) {
         var storage = properties.storage();
         SettingsValidator.positive("ringkv.storage.threads", storage.threads());
-        SettingsValidator.positive("ringkv.storage.queue-size", storage.queueSize());
-        return Schedulers.newBoundedElastic(storage.threads(), storage.queueSize(), "ringkv-storage");
+        return Schedulers.newBoundedElastic(storage.threads(), Math.max(1, storage.queueSize() / storage.threads()),
+                "ringkv-storage");
+    }
+
+    /** Tombstones go once their delete is older than the grace period; looked for ten times a period. */
+    @Bean
+    TombstonePurge tombstonePurge(RocksStore store, Scheduler storageScheduler, RingkvProperties properties) {
+        Duration grace = properties.storage().tombstoneGracePeriod();
+        Duration every = Duration.ofMillis(Math.clamp(grace.toMillis() / 10, 1_000, 3_600_000));
+        return new TombstonePurge(store, storageScheduler, every,
+                () -> HybridClock.timestampAt(System.currentTimeMillis() - grace.toMillis()));
     }
 
     /**

@@ -1,24 +1,30 @@
 package io.ringkv.peer;
 
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordCursor;
+import io.ringkv.storage.RocksStore;
 
 /**
- * What this node does for its peers: the replica side of the protocol. Every method blocks on
- * storage; {@link PeerServer} calls them on the storage scheduler, never on an event loop.
+ * What this node does for its peers: the replica side of the protocol. {@link #read} and
+ * {@link #openRange} block on storage, and {@link PeerServer} calls them on the storage scheduler;
+ * {@link #readIfCached} and {@link #write} never block, and are called on the event loop.
  */
 public interface PeerService {
 
     /** This node's name on the ring, which the handshake tells every peer. */
     String name();
 
-    /** The newest record this replica holds for the key, tombstones included. */
+    /** The newest record this replica holds for the key, tombstones included. Blocking. */
     Optional<Record> read(byte[] key);
 
-    /** Stores the record unless this replica already holds a newer version of the key. */
-    void write(byte[] key, Record record);
+    /** The same, if it needs no disk read; else not {@link RocksStore.Lookup#known()}. */
+    RocksStore.Lookup readIfCached(byte[] key);
+
+    /** Stores the record unless this replica already holds a newer version of the key; completes once stored. */
+    CompletableFuture<?> write(byte[] key, Record record);
 
     /** This replica's records with {@code start <= key < end} (null end: all), tombstones included. */
     RecordCursor openRange(byte[] start, byte[] end);

@@ -3,6 +3,8 @@ package io.ringkv.peer;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -18,7 +20,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.ringkv.storage.Record;
 import io.ringkv.storage.StorageException;
+import io.ringkv.storage.StorageOverloadedException;
 
 /**
  * One peer's connection to this node: the handshake first, then its requests, each answered
@@ -119,20 +123,18 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         switch (type) {
             case Wire.READ -> {
                 byte[] key = Wire.readKey(payload, maxKey);
-                onStorage(id, () -> {
-                    var found = server.service.read(key);
-                    return allocator -> found.isPresent()
-                            ? Wire.record(allocator, id, found.get())
-                            : Wire.empty(allocator, Wire.NOT_FOUND, id);
-                });
+                // In memory (most reads of a working set that fits the cache): answered right here.
+                var cached = server.service.readIfCached(key);
+                if (cached.known()) {
+                    answer(found(id, cached.found()));
+                } else {
+                    onStorage(id, () -> found(id, server.service.read(key)));
+                }
             }
             case Wire.WRITE -> {
                 byte[] key = Wire.readKey(payload, maxKey);
                 var record = Wire.readRecord(payload, server.settings.maxRecordLength());
-                onStorage(id, () -> {
-                    server.service.write(key, record);
-                    return allocator -> Wire.empty(allocator, Wire.DONE, id);
-                });
+                write(id, key, record);
             }
             case Wire.PING -> answer(allocator -> Wire.empty(allocator, Wire.DONE, id));
             case Wire.SCAN -> {
@@ -182,15 +184,8 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
                 Answer answer;
                 try {
                     answer = work.get();
-                } catch (StorageException e) {
-                    answer = error(id, Wire.ErrorCode.STORAGE, e.getMessage());
-                } catch (RejectedExecutionException e) {
-                    answer = error(id, Wire.ErrorCode.OVERLOADED, "storage queue full");
-                } catch (IllegalArgumentException e) {
-                    answer = error(id, Wire.ErrorCode.BAD_REQUEST, String.valueOf(e.getMessage()));
                 } catch (RuntimeException e) {
-                    log.warn("a request from {} failed", peer, e);
-                    answer = error(id, Wire.ErrorCode.INTERNAL, e.toString());
+                    answer = failed(id, e);
                 } finally {
                     server.inFlight.decrementAndGet();
                 }
@@ -200,6 +195,41 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             server.inFlight.decrementAndGet();
             answer(error(id, Wire.ErrorCode.OVERLOADED, "storage queue full"));
         }
+    }
+
+    private static Answer found(int id, Optional<Record> record) {
+        return allocator -> record.isPresent()
+                ? Wire.record(allocator, id, record.get())
+                : Wire.empty(allocator, Wire.NOT_FOUND, id);
+    }
+
+    /** Queues the write for the store's writer and answers once it is stored. */
+    private void write(int id, byte[] key, Record record) {
+        if (server.inFlight.incrementAndGet() > server.settings.maxRequests()) {
+            server.inFlight.decrementAndGet();
+            answer(error(id, Wire.ErrorCode.OVERLOADED, "too many requests in progress"));
+            return;
+        }
+        server.service.write(key, record).whenComplete((stored, failure) -> {
+            server.inFlight.decrementAndGet();
+            answer(failure == null ? allocator -> Wire.empty(allocator, Wire.DONE, id) : failed(id, failure));
+        });
+    }
+
+    /** The answer to a storage failure: overloaded, the store's own trouble, or something else. */
+    private Answer failed(int id, Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        if (cause instanceof StorageOverloadedException || cause instanceof RejectedExecutionException) {
+            return error(id, Wire.ErrorCode.OVERLOADED, cause.getMessage());
+        }
+        if (cause instanceof StorageException) {
+            return error(id, Wire.ErrorCode.STORAGE, cause.getMessage());
+        }
+        if (cause instanceof IllegalArgumentException) {
+            return error(id, Wire.ErrorCode.BAD_REQUEST, String.valueOf(cause.getMessage()));
+        }
+        log.warn("a request from {} failed", peer, cause);
+        return error(id, Wire.ErrorCode.INTERNAL, cause.toString());
     }
 
     static Answer error(int id, Wire.ErrorCode code, String message) {

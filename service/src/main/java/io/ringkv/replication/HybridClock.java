@@ -41,4 +41,9 @@ public final class HybridClock {
     public static long physicalMillisOf(long timestamp) {
         return timestamp >>> LOGICAL_BITS;
     }
+
+    /** The smallest timestamp of the given millisecond: every timestamp issued later is greater. */
+    public static long timestampAt(long physicalMillis) {
+        return physicalMillis << LOGICAL_BITS;
+    }
 }

@@ -1,7 +1,13 @@
 package io.ringkv.replication;
 
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BiConsumer;
 
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RocksStore;
@@ -10,8 +16,9 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * This node's store as a {@link Replica}. RocksDB calls block, so each runs on the bounded storage
- * scheduler; a full queue there fails the call at once, which the caller counts as a failed replica.
+ * This node's store as a {@link Replica}. Reads that need the disk, and scans, run on the bounded
+ * storage scheduler; writes go to the store's writer. A full queue fails the call at once, which
+ * the caller counts as a failed replica.
  */
 public final class LocalReplica implements Replica {
 
@@ -36,17 +43,42 @@ public final class LocalReplica implements Replica {
         return 0;
     }
 
+    /**
+     * Answered on the spot when the record is in memory (a memtable or the block cache), which is
+     * most reads of a working set that fits the cache; otherwise read on the storage scheduler.
+     */
     @Override
     public Mono<Optional<Record>> read(byte[] key) {
-        return Mono.fromCallable(() -> store.get(key)).subscribeOn(storageScheduler);
+        return Mono.defer(() -> {
+            RocksStore.Lookup cached = store.getIfCached(key);
+            return cached.known()
+                    ? Mono.just(cached.found())
+                    : Mono.fromCallable(() -> store.get(key)).subscribeOn(storageScheduler);
+        });
     }
 
+    /**
+     * Queued for the store's writer; the answer comes back on the caller's event loop, so that
+     * what follows (the quorum, the response) does not run on the writer thread.
+     */
     @Override
     public Mono<Boolean> write(byte[] key, Record record) {
-        return Mono.fromCallable(() -> {
-            store.apply(key, record);
-            return true;
-        }).subscribeOn(storageScheduler);
+        return Mono.create(sink -> {
+            EventExecutor caller = ThreadExecutorMap.currentExecutor();
+            BiConsumer<Boolean, Throwable> answer = (changed, error) -> {
+                if (error != null) {
+                    sink.error(error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
+                } else {
+                    sink.success(true);
+                }
+            };
+            CompletableFuture<Boolean> stored = store.apply(key, record);
+            if (caller == null) {
+                stored.whenComplete(answer);
+            } else {
+                stored.whenCompleteAsync(answer, caller);
+            }
+        });
     }
 
     /**
@@ -66,7 +98,17 @@ public final class LocalReplica implements Replica {
                             }
                             return cursor;
                         },
-                        RocksStore.RangeCursor::close)
+                        this::closeOffTheEventLoop)
                 .subscribeOn(storageScheduler);
+    }
+
+    /** A cancel comes on the canceller's thread, often an event loop: the cursor is closed on storage. */
+    private void closeOffTheEventLoop(RocksStore.RangeCursor cursor) {
+        try {
+            storageScheduler.schedule(cursor::close);
+        } catch (RejectedExecutionException full) {
+            // No room on the storage threads: closing now beats leaking the iterator and snapshot.
+            cursor.close();
+        }
     }
 }

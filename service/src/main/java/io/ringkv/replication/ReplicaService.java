@@ -1,6 +1,7 @@
 package io.ringkv.replication;
 
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 import io.ringkv.peer.PeerService;
 import io.ringkv.storage.Record;
@@ -35,9 +36,14 @@ public final class ReplicaService implements PeerService {
     }
 
     @Override
-    public void write(byte[] key, Record record) {
+    public RocksStore.Lookup readIfCached(byte[] key) {
+        return store.getIfCached(key);
+    }
+
+    @Override
+    public CompletableFuture<?> write(byte[] key, Record record) {
         clock.observe(record.timestamp());
-        store.apply(key, record);
+        return store.apply(key, record);
     }
 
     @Override

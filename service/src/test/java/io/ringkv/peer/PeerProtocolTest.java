@@ -17,6 +17,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,6 +34,7 @@ import io.netty.buffer.Unpooled;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordCursor;
+import io.ringkv.storage.RocksStore;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -355,9 +357,16 @@ class PeerProtocolTest {
             return Optional.ofNullable(records.get(key));
         }
 
+        /** Never from memory: every read takes the storage path, where the jitter is. */
         @Override
-        public void write(byte[] key, Record record) {
+        public RocksStore.Lookup readIfCached(byte[] key) {
+            return new RocksStore.Lookup(false, null);
+        }
+
+        @Override
+        public CompletableFuture<?> write(byte[] key, Record record) {
             records.merge(key, record, (old, fresh) -> fresh.timestamp() > old.timestamp() ? fresh : old);
+            return CompletableFuture.completedFuture(true);
         }
 
         @Override

@@ -5,13 +5,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.TtlDB;
 
 import io.ringkv.replication.LastWriteWins;
 
@@ -22,9 +29,18 @@ class RocksStoreTest {
 
     private RocksStore store;
 
-    private RocksStore open(Duration grace) {
-        store = RocksStore.open(new StorageSettings(dir, grace, 8 * 1024 * 1024, false), LastWriteWins.ORDER);
+    private RocksStore open() {
+        store = RocksStore.open(new StorageSettings(dir, 8 * 1024 * 1024, false, 10_000), LastWriteWins.ORDER);
         return store;
+    }
+
+    /** Applies through the writer and waits: whether the record was written. */
+    private boolean apply(String key, Record record) {
+        return apply(b(key), record);
+    }
+
+    private boolean apply(byte[] key, Record record) {
+        return store.apply(key, record).join();
     }
 
     @AfterEach
@@ -40,26 +56,26 @@ class RocksStoreTest {
 
     @Test
     void keepsOnlyTheNewestVersion() {
-        open(Duration.ofHours(24));
-        assertThat(store.apply(b("k"), Record.value(10, b("ten")))).isTrue();
-        assertThat(store.apply(b("k"), Record.value(5, b("five")))).as("an older write is ignored").isFalse();
+        open();
+        assertThat(apply("k", Record.value(10, b("ten")))).isTrue();
+        assertThat(apply(b("k"), Record.value(5, b("five")))).as("an older write is ignored").isFalse();
         assertThat(store.get(b("k"))).contains(Record.value(10, b("ten")));
-        assertThat(store.apply(b("k"), Record.tombstone(11))).isTrue();
+        assertThat(apply(b("k"), Record.tombstone(11))).isTrue();
         assertThat(store.get(b("k"))).contains(Record.tombstone(11));
-        assertThat(store.apply(b("k"), Record.value(10, b("ten")))).as("a delete is not undone by an older write").isFalse();
-        assertThat(store.apply(b("k"), Record.value(12, b("again")))).isTrue();
+        assertThat(apply(b("k"), Record.value(10, b("ten")))).as("a delete is not undone by an older write").isFalse();
+        assertThat(apply(b("k"), Record.value(12, b("again")))).isTrue();
         assertThat(store.get(b("k"))).contains(Record.value(12, b("again")));
         assertThat(store.get(b("absent"))).isEmpty();
     }
 
     @Test
     void scansLiveRecordsAndTombstonesInUnsignedKeyOrder() {
-        open(Duration.ofHours(24));
-        store.apply(b("b"), Record.value(1, b("B")));
-        store.apply(b("a"), Record.tombstone(2));
-        store.apply(new byte[] {(byte) 0xC3, (byte) 0xA9}, Record.value(3, b("e-acute")));
-        store.apply(b("c"), Record.value(4, b("C")));
-        store.apply(b("d"), Record.tombstone(5));
+        open();
+        apply(b("b"), Record.value(1, b("B")));
+        apply(b("a"), Record.tombstone(2));
+        apply(new byte[] {(byte) 0xC3, (byte) 0xA9}, Record.value(3, b("e-acute")));
+        apply(b("c"), Record.value(4, b("C")));
+        apply(b("d"), Record.tombstone(5));
 
         assertThat(keys(null, null)).containsExactly("a", "b", "c", "d", "\u00e9");
         assertThat(keys("b", "d")).containsExactly("b", "c");
@@ -79,12 +95,12 @@ class RocksStoreTest {
 
     @Test
     void aRangeSeesOneSnapshot() {
-        open(Duration.ofHours(24));
-        store.apply(b("a"), Record.value(1, b("A")));
-        store.apply(b("b"), Record.value(1, b("B")));
+        open();
+        apply(b("a"), Record.value(1, b("A")));
+        apply(b("b"), Record.value(1, b("B")));
         try (RocksStore.RangeCursor cursor = store.openRange(b("a"), null)) {
-            store.apply(b("b"), Record.tombstone(2));
-            store.apply(b("c"), Record.value(2, b("C")));
+            apply(b("b"), Record.tombstone(2));
+            apply(b("c"), Record.value(2, b("C")));
             assertThat(cursor.next().record()).isEqualTo(Record.value(1, b("A")));
             assertThat(cursor.next().record()).isEqualTo(Record.value(1, b("B")));
             assertThat(cursor.next()).isNull();
@@ -93,35 +109,116 @@ class RocksStoreTest {
 
     @Test
     void survivesAReopen() {
-        open(Duration.ofHours(24));
+        open();
         for (int i = 0; i < 1000; i++) {
-            store.apply(b("key" + i), i % 10 == 0 ? Record.tombstone(i) : Record.value(i, b("value" + i)));
+            apply(b("key" + i), i % 10 == 0 ? Record.tombstone(i) : Record.value(i, b("value" + i)));
         }
         store.close();
-        open(Duration.ofHours(24));
+        open();
         for (int i = 0; i < 1000; i++) {
             assertThat(store.get(b("key" + i))).contains(i % 10 == 0 ? Record.tombstone(i) : Record.value(i, b("value" + i)));
         }
     }
 
     @Test
-    void compactionDropsTombstonesOnlyAfterTheGracePeriod() throws InterruptedException {
-        open(Duration.ofSeconds(2));
-        store.apply(b("deleted"), Record.tombstone(1));
-        store.apply(b("kept"), Record.value(1, b("v")));
-        store.compact();
-        assertThat(store.get(b("deleted"))).as("within the grace period").contains(Record.tombstone(1));
+    void purgeDropsOnlyTombstonesOlderThanTheCutoffThatAreStillTheRecord() {
+        open();
+        apply("old-delete", Record.tombstone(100));
+        apply("recent-delete", Record.tombstone(300));
+        apply("re-created", Record.tombstone(100));
+        apply("re-created", Record.value(150, b("back")));
+        apply("value", Record.value(50, b("v")));
 
-        Thread.sleep(3_100);
+        assertThat(store.purgeTombstonesBefore(200)).isEqualTo(1);
+        assertThat(store.get(b("old-delete"))).as("older than the cutoff").isEmpty();
+        assertThat(store.get(b("recent-delete"))).as("newer than the cutoff").contains(Record.tombstone(300));
+        assertThat(store.get(b("re-created"))).as("its tombstone was replaced").contains(Record.value(150, b("back")));
+        assertThat(store.get(b("value"))).as("values never expire").contains(Record.value(50, b("v")));
+        assertThat(store.purgeTombstonesBefore(200)).as("nothing left to drop").isZero();
+        assertThat(store.purgeTombstonesBefore(Long.MAX_VALUE)).isEqualTo(1);
+    }
+
+    @Test
+    void manyWritesAtOnceFromManyThreadsKeepTheNewestOfEachKey() throws Exception {
+        open();
+        java.util.List<java.util.concurrent.CompletableFuture<Boolean>> writes = new ArrayList<>();
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            List<java.util.concurrent.Future<?>> writers = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int thread = t;
+                writers.add(threads.submit(() -> {
+                    for (int i = 0; i < 2000; i++) {
+                        var written = store.apply(b("key" + (i % 100)), Record.value(thread * 10_000L + i, b("v" + thread + "-" + i)));
+                        synchronized (writes) {
+                            writes.add(written);
+                        }
+                    }
+                }));
+            }
+            for (var writer : writers) {
+                writer.get();
+            }
+        } finally {
+            threads.shutdown();
+        }
+        writes.forEach(java.util.concurrent.CompletableFuture::join);
+        for (int k = 0; k < 100; k++) {
+            // The newest write of key k: thread 3's last i with i % 100 == k.
+            int last = 1900 + k;
+            assertThat(store.get(b("key" + k))).contains(Record.value(30_000L + last, b("v3-" + last)));
+        }
+    }
+
+    @Test
+    void aCacheOnlyReadAnswersFromMemoryOrSaysItCannot() {
+        open();
+        apply("k", Record.value(1, b("v")));
+        assertThat(store.getIfCached(b("k")).known()).as("in the memtable").isTrue();
+        assertThat(store.getIfCached(b("k")).found()).contains(Record.value(1, b("v")));
+        assertThat(store.getIfCached(b("absent")).known()).isTrue();
+        assertThat(store.getIfCached(b("absent")).found()).isEmpty();
         store.compact();
-        assertThat(store.get(b("deleted"))).as("after the grace period").isEmpty();
-        assertThat(store.get(b("kept"))).as("live values never expire").contains(Record.value(1, b("v")));
+        // Flushed and compacted: whatever the cache holds now, a miss is reported, never read from disk.
+        var lookup = store.getIfCached(b("k"));
+        assertThat(!lookup.known() || lookup.found().equals(java.util.Optional.of(Record.value(1, b("v"))))).isTrue();
+        assertThat(store.get(b("k"))).contains(Record.value(1, b("v")));
+    }
+
+    /**
+     * A data directory of the previous layout (two column families, live and tombstones, through
+     * RocksDB's TtlDB, which appends 4 bytes of write time to each value) opens with every record.
+     */
+    @Test
+    void movesTheRecordsOfThePreviousLayoutAtTheFirstOpen() throws Exception {
+        List<ColumnFamilyHandle> handles = new ArrayList<>();
+        try (DBOptions options = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
+                ColumnFamilyOptions family = new ColumnFamilyOptions();
+                TtlDB old = TtlDB.open(options, dir.toString(), List.of(
+                        new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, family),
+                        new ColumnFamilyDescriptor(b("live"), family),
+                        new ColumnFamilyDescriptor(b("tombstones"), family)), handles, List.of(0, 0, 86_400), false)) {
+            old.put(handles.get(1), b("kept"), RecordCodec.encode(Record.value(7, b("seven"))));
+            old.put(handles.get(2), b("deleted"), RecordCodec.encode(Record.tombstone(8)));
+            handles.forEach(ColumnFamilyHandle::close);
+        }
+        open();
+        assertThat(store.get(b("kept"))).contains(Record.value(7, b("seven")));
+        assertThat(store.get(b("deleted"))).contains(Record.tombstone(8));
+        assertThat(store.purgeTombstonesBefore(9)).as("the tombstone is indexed too").isEqualTo(1);
+        store.close();
+        try (Options options = new Options()) {
+            assertThat(RocksDB.listColumnFamilies(options, dir.toString()))
+                    .extracting(name -> new String(name, StandardCharsets.UTF_8))
+                    .containsExactlyInAnyOrder("default", "records", "tombstones-by-time");
+        }
+        store = null;
     }
 
     @Test
     void closingWithAnOpenCursorReleasesItAndRefusesFurtherCalls() {
-        open(Duration.ofHours(24));
-        store.apply(b("a"), Record.value(1, b("A")));
+        open();
+        apply(b("a"), Record.value(1, b("A")));
         RocksStore.RangeCursor cursor = store.openRange(b("a"), null);
         store.close();
         assertThatThrownBy(cursor::next).isInstanceOf(StorageException.class);
@@ -132,8 +229,8 @@ class RocksStoreTest {
 
     @Test
     void refusesASecondOpenOfTheSameDirectory() {
-        open(Duration.ofHours(24));
-        assertThatThrownBy(() -> RocksStore.open(new StorageSettings(dir, Duration.ofHours(1), 1024 * 1024, false), LastWriteWins.ORDER))
+        open();
+        assertThatThrownBy(() -> RocksStore.open(new StorageSettings(dir, 1024 * 1024, false, 10), LastWriteWins.ORDER))
                 .isInstanceOf(StorageException.class)
                 .hasMessageContaining(dir.toString());
     }

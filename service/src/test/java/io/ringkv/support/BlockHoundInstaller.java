@@ -28,9 +28,12 @@ public final class BlockHoundInstaller implements TestExecutionListener {
         BlockHound.install(builder -> builder
                 // RocksDB calls block on disk inside native code, which BlockHound cannot see:
                 // flag the store's entry points themselves.
+                // (getIfCached never reads the disk, and apply only queues the write for the writer.)
                 .markAsBlocking(RocksStore.class, "get", "([B)Ljava/util/Optional;")
-                .markAsBlocking(RocksStore.class, "apply", "([BLio/ringkv/storage/Record;)Z")
                 .markAsBlocking(RocksStore.class, "openRange", "([B[B)Lio/ringkv/storage/RocksStore$RangeCursor;")
+                .markAsBlocking(RocksStore.class, "purgeTombstonesBefore", "(J)J")
+                .markAsBlocking(RocksStore.RangeCursor.class, "next", "()Lio/ringkv/storage/KeyedRecord;")
+                .markAsBlocking(RocksStore.RangeCursor.class, "close", "()V")
                 // Handing a task to a bounded-elastic scheduler (our storage scheduler) takes its
                 // queue's lock for a moment, which BlockHound sees as parking when another thread
                 // holds it: reactor-core#2137, open. That is the hand-off away from the event loop,
