@@ -1,5 +1,6 @@
 package io.ringkv.metrics;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -21,6 +22,17 @@ public final class StorageMetrics implements MeterBinder {
         property(meters, "ringkv.storage.compaction.pending.bytes", "rocksdb.estimate-pending-compaction-bytes",
                 "Bytes compaction still has to rewrite (estimate)");
         property(meters, "ringkv.storage.memtable.bytes", "rocksdb.cur-size-all-mem-tables", "Bytes in memtables");
+        FunctionCounter.builder("ringkv.storage.reads", store, RocksStore::readsFromMemory)
+                .description("Point reads of this node's store, by where they were answered")
+                .tag("from", "memory")
+                .register(meters);
+        FunctionCounter.builder("ringkv.storage.reads", store, RocksStore::readsNotInMemory)
+                .description("Point reads of this node's store, by where they were answered")
+                .tag("from", "disk")
+                .register(meters);
+        Gauge.builder("ringkv.storage.writes.queued", store, s -> s.isOpen() ? s.pendingWrites() : Double.NaN)
+                .description("Writes waiting for the store's writer")
+                .register(meters);
         Gauge.builder("ringkv.storage.block.cache.hit.ratio", store, s -> s.isOpen() ? s.blockCacheHitRatio() : Double.NaN)
                 .description("Share of block reads served from the block cache since start")
                 .register(meters);

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.rocksdb.BlockBasedTableConfig;
@@ -101,6 +102,9 @@ public final class RocksStore implements AutoCloseable {
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private final Set<RangeCursor> openCursors = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    /** Point reads answered from memory by getIfCached, and those that had to go to get. */
+    private final LongAdder readsFromMemory = new LongAdder();
+    private final LongAdder readsNotInMemory = new LongAdder();
 
     private RocksStore(StorageSettings settings, Comparator<Record> versionOrder) throws RocksDBException {
         this.versionOrder = versionOrder;
@@ -216,9 +220,11 @@ public final class RocksStore implements AutoCloseable {
                 return Lookup.NOT_CACHED;
             }
             byte[] bytes = db.get(records, cachedReads, key);
+            readsFromMemory.increment();
             return bytes == null ? Lookup.ABSENT : new Lookup(true, RecordCodec.decode(bytes));
         } catch (RocksDBException e) {
             if (e.getStatus() != null && e.getStatus().getCode() == Status.Code.Incomplete) {
+                readsNotInMemory.increment();
                 return Lookup.NOT_CACHED;
             }
             throw new StorageException(e.getMessage(), e);
@@ -441,6 +447,16 @@ public final class RocksStore implements AutoCloseable {
             long misses = statistics.getTickerCount(TickerType.BLOCK_CACHE_MISS);
             return hits + misses == 0 ? Double.NaN : (double) hits / (hits + misses);
         });
+    }
+
+    /** Point reads answered from memory (a memtable or the block cache) since the store opened. */
+    public long readsFromMemory() {
+        return readsFromMemory.sum();
+    }
+
+    /** Point reads that memory could not answer since the store opened (they read the disk). */
+    public long readsNotInMemory() {
+        return readsNotInMemory.sum();
     }
 
     /** Writes waiting for the writer now. */
