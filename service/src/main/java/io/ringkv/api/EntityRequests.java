@@ -17,9 +17,20 @@ public final class EntityRequests {
     private EntityRequests() {
     }
 
-    /** The {@code id} parameter as key bytes: present once, not empty, at most 1 KiB in UTF-8. */
+    /**
+     * The {@code id} parameter as key bytes: present once, not empty, at most 1 KiB in UTF-8, and
+     * without control characters (a newline would make a range's {@code key\nvalue} ambiguous; the
+     * node keeps keys that start with one for itself).
+     */
     static byte[] key(ServerRequest request) {
-        return requiredKey(request, "id");
+        byte[] key = requiredKey(request, "id");
+        for (int i = 0; i < key.length; i++) {
+            if ((key[i] >= 0 && key[i] < 0x20) || key[i] == 0x7f) {
+                throw new BadRequestException(String.format(
+                        "'id' has a control character (byte 0x%02x at %d); ids may not contain any, such as a newline", key[i], i));
+            }
+        }
+        return key;
     }
 
     static byte[] requiredKey(ServerRequest request, String name) {

@@ -102,7 +102,19 @@ class EntityApiTest {
         client.get().uri("/v0/entity?id=").exchange().expectBody(String.class)
                 .value(body -> assertThat(body).contains("'id'"));
         client.get().uri("/v0/entity?id=" + "k".repeat(1025)).exchange().expectStatus().isBadRequest();
-        client.get().uri("/v0/entity?id=" + "k".repeat(1025)).exchange().expectStatus().isBadRequest();
+    }
+
+    /** A newline would make a range's key\nvalue ambiguous; NUL-led keys are the node's own. */
+    @Test
+    void rejectsIdsWithControlCharactersAndChangesNothing() {
+        for (String id : List.of("a%0Ab", "%00x", "tab%09", "del%7F", "cr%0D")) {
+            java.net.URI uri = java.net.URI.create(node.url() + "/v0/entity?id=" + id);
+            client.put().uri(uri).bodyValue("v".getBytes()).exchange().expectStatus().isBadRequest()
+                    .expectBody(String.class).value(body -> assertThat(body).contains("control character"));
+            client.get().uri(uri).exchange().expectStatus().isBadRequest();
+            client.delete().uri(uri).exchange().expectStatus().isBadRequest();
+        }
+        assertThat(node.stored("a\nb")).isEmpty();
     }
 
     @Test
