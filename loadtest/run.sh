@@ -42,6 +42,10 @@
 #                  attached with jcmd) of every JVM of the target for every measured run, in
 #                  profiles/<run>/; PROFILE_ALLOC (512k) and PROFILE_LOCK (10us) set the sampling
 #   JAR=path       run that ringkv jar instead of building service/target/ringkv.jar (implies NO_BUILD)
+#   AOT=1          start ringkv nodes with the JVM's ahead-of-time cache, as the image does
+#                  (bin/aot-cache: the jar extracted and a training run, kept in the cache dir per
+#                  jar); 0 starts them from the fat jar. A jar without the training mode (older
+#                  builds) always starts without.
 #   NODE_HEAP      256m                       -Xmx of every JVM started
 #   PORT_BASE      18080                      clusters on PORT_BASE..+2, single node +10, netty +11,
 #                                             etcd clients +20..+22 and peers +30..+32
@@ -338,8 +342,28 @@ done
 secret=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 
 jar_sum=$(sha256sum "$node_jar" | cut -c1-16)
+
+# How ringkv JVMs are launched: from the fat jar, or (AOT=1, a jar that has the training mode) from
+# its extracted form with the ahead-of-time cache, the way the container image starts them.
+ringkv_launch_args=(-jar "$node_jar")
+aot_used="no (AOT=${AOT:-1})"
+if [ "${AOT:-1}" = 1 ]; then
+  # Listed first: grep -q would stop reading early, and pipefail would take unzip's SIGPIPE for a no.
+  jar_listing=$(unzip -l "$node_jar" 2>/dev/null || true)
+  if [[ $jar_listing == *io/ringkv/startup/TrainingRun.class* ]]; then
+    step "ahead-of-time cache for the jar (bin/aot-cache; trained once per jar, then kept)"
+    mkdir -p "$cache_dir/aot"
+    [ -f "$cache_dir/aot/ringkv-$jar_sum.jar" ] || cp "$node_jar" "$cache_dir/aot/ringkv-$jar_sum.jar"
+    aot_dir=$(bin/aot-cache "$cache_dir/aot/ringkv-$jar_sum.jar") || die "bin/aot-cache failed"
+    ringkv_launch_args=(-XX:AOTCache="$aot_dir/ringkv.aot" -XX:+UseG1GC -jar "$aot_dir/ringkv.jar")
+    aot_used="yes: $aot_dir/ringkv.aot"
+  else
+    aot_used="no: this jar has no training mode (io.ringkv.startup.TrainingRun)"
+  fi
+fi
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  echo "ahead-of-time cache: $aot_used"
   echo "command: $(printf '%q ' env TARGETS="$TARGETS" RATES="$RATES" DURATION="$DURATION" SCENARIOS="$SCENARIOS" \
     REPLICAS_LIST="$REPLICAS_LIST" KEYSPACE="$KEYSPACE" VALUE_SIZE="$VALUE_SIZE" WARMUP="$WARMUP" \
     COLD_DURATION="$COLD_DURATION" WRK="$WRK" WRK_DURATION="$WRK_DURATION" PROFILE="$PROFILE" \
@@ -615,7 +639,7 @@ start_ringkv() { # target name port peers(or "") extra-args...
   local url=http://127.0.0.1:$port
   [ -z "$peers" ] || peer_args=(--ringkv.cluster.peers="$peers")
   ringkv_launch+=("$(date +%s%3N)")
-  start_java "$name" "$run_dir/logs/$name.log" -jar "$node_jar" \
+  start_java "$name" "$run_dir/logs/$name.log" "${ringkv_launch_args[@]}" \
     --server.port="$port" --ringkv.data-dir="$data_dir/$target/$name" --ringkv.cluster.self="$url" \
     "${peer_args[@]}" --ringkv.cluster.secret="$secret" "$@"
   ringkv_names+=("$name") ringkv_urls+=("$url") ringkv_pids+=("${pids[-1]}")

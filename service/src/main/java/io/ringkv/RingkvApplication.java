@@ -3,6 +3,8 @@ package io.ringkv;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 
+import io.ringkv.startup.TrainingRun;
+
 /** A ringkv node: serves the public API, coordinates replication and stores its share of the data. */
 @SpringBootApplication
 public class RingkvApplication {
@@ -15,9 +17,14 @@ public class RingkvApplication {
      */
     static final String KEEP_ALIVE_WORKAROUND = "reactor.netty.http.server.lastFlushWhenNoRead";
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws java.io.IOException {
         if (System.getProperty(KEEP_ALIVE_WORKAROUND) == null) {
             System.setProperty(KEEP_ALIVE_WORKAROUND, "true");
+        }
+        if (TrainingRun.requested()) {
+            // Building the image's ahead-of-time cache: the JVM writes it when this exits.
+            TrainingRun.run(RingkvApplication.class);
+            System.exit(0);
         }
         SpringApplication.run(RingkvApplication.class, args);
     }

@@ -9,6 +9,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.http.client.ReactorResourceFactory;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,6 +27,7 @@ import io.ringkv.replication.ReplicaDirectory;
 import io.ringkv.replication.ReplicaService;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.DnsDiscovery;
+import io.ringkv.startup.WarmUp;
 import io.ringkv.storage.RecordCodec;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.StorageException;
@@ -93,6 +95,18 @@ public class NodeConfiguration {
         SettingsValidator.positive("ringkv.storage.threads", storage.threads());
         return Schedulers.newBoundedElastic(storage.threads(), Math.max(1, storage.queueSize() / storage.threads()),
                 "ringkv-storage");
+    }
+
+    @Bean
+    WarmUp warmUp(Coordinator coordinator, ClusterMembership membership, ReplicaDirectory replicaDirectory,
+            RingkvProperties properties, Environment environment) {
+        var startup = properties.startup();
+        SettingsValidator.notNegative("ringkv.startup.warm-up-requests", startup.warmUpRequests());
+        SettingsValidator.positive("ringkv.startup.warm-up-timeout", startup.warmUpTimeout().toMillis());
+        // The port the server really listens on, known once it started (server.port may be 0).
+        return new WarmUp(coordinator, membership, replicaDirectory,
+                () -> environment.getRequiredProperty("local.server.port", Integer.class),
+                startup.warmUpRequests(), startup.warmUpTimeout());
     }
 
     /** Tombstones go once their delete is older than the grace period; looked for ten times a period. */

@@ -20,6 +20,7 @@ import org.springframework.util.unit.DataSize;
  * @param storage       RocksDB tuning
  * @param health        how sick peers are detected
  * @param overload      how many requests a node works on at once
+ * @param startup       what a node does before it reports ready
  * @param testing       fault injection for tests; never set in production
  */
 @ConfigurationProperties("ringkv")
@@ -31,6 +32,7 @@ public record RingkvProperties(
         @DefaultValue Storage storage,
         @DefaultValue Health health,
         @DefaultValue Overload overload,
+        @DefaultValue Startup startup,
         @DefaultValue Testing testing) {
 
     /**
@@ -109,6 +111,14 @@ public record RingkvProperties(
      *                           that client overload cannot starve replication
      */
     public record Overload(@DefaultValue("256") int maxClientRequests, @DefaultValue("1024") int maxReplicaRequests) {
+    }
+
+    /**
+     * @param warmUpRequests reads and writes of its own (of each) a node sends itself before it
+     *                       reports ready, so that live traffic does not meet a cold JIT; 0: none
+     * @param warmUpTimeout  the longest the warm-up may delay readiness
+     */
+    public record Startup(@DefaultValue("1000") int warmUpRequests, @DefaultValue("30s") Duration warmUpTimeout) {
     }
 
     /** @param replicaDelay delays every answer this node gives its peers: a slow node, for tests */

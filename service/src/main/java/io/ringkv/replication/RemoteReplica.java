@@ -48,6 +48,19 @@ public final class RemoteReplica implements Replica, AutoCloseable {
         return monitor.guard("probe", client.ping().thenReturn(true)).onErrorReturn(false);
     }
 
+    /**
+     * Exercises the connection and the peer's request path without telling the breaker: connects,
+     * pings, reads the key and writes it an ancient tombstone (timestamp 1: older than anything a
+     * coordinator writes, so it changes nothing a client sees, and the next purge drops it).
+     * Failures are ignored: at a cold start the peer may not be up yet.
+     */
+    public Mono<Void> warmUp(byte[] key) {
+        return client.ping()
+                .then(client.read(key))
+                .then(client.write(key, Record.tombstone(1)))
+                .onErrorResume(error -> Mono.empty());
+    }
+
     @Override
     public Flux<KeyedRecord> scan(byte[] start, byte[] end) {
         return monitor.guardStream(client.scan(start, end));

@@ -45,6 +45,14 @@ public final class ReplicaDirectory implements AutoCloseable {
         return membership.ring().members().stream().map(this::replica).toList();
     }
 
+    /** The other members of the ring. */
+    public List<RemoteReplica> peers() {
+        return membership.ring().members().stream()
+                .filter(member -> !member.equals(membership.self()))
+                .map(member -> (RemoteReplica) replica(member))
+                .toList();
+    }
+
     /** Calls a member by its name; true if it answered. */
     public Mono<Boolean> probe(String member) {
         return replica(member) instanceof RemoteReplica remote ? remote.probe() : Mono.just(true);

@@ -46,6 +46,8 @@ public final class TestNode implements AutoCloseable {
         settings.put("ringkv.cluster.secret", SECRET);
         // Generous for loaded CI machines; tests of timing set their own.
         settings.put("ringkv.replication.timeout", "5s");
+        // A short warm-up: the code runs in every test, without costing each node seconds.
+        settings.put("ringkv.startup.warm-up-requests", "20");
         settings.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
         settings.putAll(extraSettings);
         return new TestNode(port, settings);
