@@ -149,11 +149,13 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
         if (!waiting.remove(id, pending)) {
             return;
         }
-        pending.fail(new PeerException.Unavailable(peer, "no answer within " + connector.timeout()));
+        // Closed before the caller hears of the failure, so that its next request opens a new
+        // connection instead of going out on this one.
         if (lastReadNanos - pending.sent < 0 && !closed) {
             log.info("closing the connection to {}: nothing came back within a request's timeout", peer);
             close();
         }
+        pending.fail(new PeerException.Unavailable(peer, "no answer within " + connector.timeout()));
     }
 
     /** A request waiting for its answer. */

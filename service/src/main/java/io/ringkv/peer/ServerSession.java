@@ -68,9 +68,10 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object message) {
         ByteBuf frame = (ByteBuf) message;
+        // FrameDecoder lets no frame through that is too short for these two.
+        byte type = frame.readByte();
+        int id = frame.readInt();
         try {
-            byte type = frame.readByte();
-            int id = frame.readInt();
             if (authenticated) {
                 request(ctx, type, id, frame);
             } else {
@@ -78,9 +79,11 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             }
         } catch (Wire.MalformedFrameException | IndexOutOfBoundsException e) {
             // The frame's boundaries are intact (it came whole off the length field): only its
-            // content is wrong. Before the handshake that ends the connection, after it the request.
+            // content is wrong. Before the handshake that ends the connection; after it the request
+            // is answered at once, so the caller does not wait out its timeout, and the connection goes on.
             if (authenticated) {
                 log.debug("a malformed request from {}: {}", peer, e.getMessage());
+                answer(error(id, Wire.ErrorCode.BAD_REQUEST, "a malformed request: " + e.getMessage()));
             } else {
                 refuse(ctx, "a malformed handshake: " + e.getMessage());
             }

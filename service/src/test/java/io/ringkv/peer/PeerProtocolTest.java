@@ -249,10 +249,11 @@ class PeerProtocolTest {
             out.flush();
             assertThat(closedByPeer(socket.getInputStream())).as("the server closed the connection").isTrue();
         }
-        // And once authenticated, a write above the largest record is refused the same way.
+        // Once authenticated, a record above the largest is refused at once, and the connection goes on.
         PeerClient client = client();
         assertThatThrownBy(() -> client.write(bytes("big"), Record.value(1, new byte[MAX_VALUE + 100])).block(WAIT))
-                .isInstanceOf(PeerException.class);
+                .isInstanceOf(PeerException.Remote.class)
+                .hasMessageContaining("at most");
         assertThat(store.get(bytes("big"))).isNull();
         client.write(bytes("small"), Record.value(1, new byte[10])).block(WAIT);
     }
