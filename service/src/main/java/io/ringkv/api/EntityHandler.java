@@ -12,6 +12,7 @@ import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 
 import io.ringkv.replication.Coordinator;
+import io.ringkv.replication.Placement;
 import io.ringkv.storage.KeyedRecord;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -32,8 +33,9 @@ final class EntityHandler {
 
     Mono<ServerResponse> get(ServerRequest request) {
         byte[] key = EntityRequests.key(request);
-        var factor = EntityRequests.replicas(request, coordinator.clusterSize());
-        return coordinator.get(key, factor)
+        Placement placement = coordinator.placement();
+        var factor = EntityRequests.replicas(request, placement.size(), coordinator.replicationFactor());
+        return coordinator.get(key, factor, placement)
                 .flatMap(value -> value.isPresent()
                         ? ServerResponse.ok().contentType(MediaType.APPLICATION_OCTET_STREAM).bodyValue(value.get())
                         : ServerResponse.notFound().build());
@@ -41,7 +43,8 @@ final class EntityHandler {
 
     Mono<ServerResponse> put(ServerRequest request) {
         byte[] key = EntityRequests.key(request);
-        var factor = EntityRequests.replicas(request, coordinator.clusterSize());
+        Placement placement = coordinator.placement();
+        var factor = EntityRequests.replicas(request, placement.size(), coordinator.replicationFactor());
         if (request.headers().contentLength().orElse(-1) > maxValueBytes) {
             throw tooLarge();
         }
@@ -49,14 +52,15 @@ final class EntityHandler {
                 .onErrorMap(DataBufferLimitException.class, error -> tooLarge())
                 .map(EntityHandler::drain)
                 .defaultIfEmpty(new byte[0])
-                .flatMap(value -> coordinator.put(key, value, factor))
+                .flatMap(value -> coordinator.put(key, value, factor, placement))
                 .then(ServerResponse.status(HttpStatus.CREATED).build());
     }
 
     Mono<ServerResponse> delete(ServerRequest request) {
         byte[] key = EntityRequests.key(request);
-        var factor = EntityRequests.replicas(request, coordinator.clusterSize());
-        return coordinator.delete(key, factor).then(ServerResponse.status(HttpStatus.ACCEPTED).build());
+        Placement placement = coordinator.placement();
+        var factor = EntityRequests.replicas(request, placement.size(), coordinator.replicationFactor());
+        return coordinator.delete(key, factor, placement).then(ServerResponse.status(HttpStatus.ACCEPTED).build());
     }
 
     /**

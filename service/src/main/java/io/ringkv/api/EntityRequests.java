@@ -47,9 +47,9 @@ public final class EntityRequests {
         return value == null ? null : checkedKey(name, value);
     }
 
-    static ReplicationFactor replicas(ServerRequest request, int clusterSize) {
+    static ReplicationFactor replicas(ServerRequest request, int clusterSize, int replicationFactor) {
         try {
-            return ReplicationFactor.parse(single(request, "replicas"), clusterSize);
+            return ReplicationFactor.parse(single(request, "replicas"), clusterSize, replicationFactor);
         } catch (IllegalArgumentException e) {
             throw new BadRequestException(e.getMessage());
         }

@@ -19,6 +19,9 @@ import io.ringkv.peer.Handshake;
 import io.ringkv.peer.NodeInfoClient;
 import io.ringkv.peer.PeerConnector;
 import io.ringkv.peer.PeerServer;
+import io.ringkv.repair.AntiEntropy;
+import io.ringkv.repair.Hints;
+import io.ringkv.repair.RepairLedger;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.replication.HybridClock;
 import io.ringkv.replication.LastWriteWins;
@@ -27,6 +30,7 @@ import io.ringkv.replication.ReplicaDirectory;
 import io.ringkv.replication.ReplicaService;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.DnsDiscovery;
+import io.ringkv.ring.HashRing;
 import io.ringkv.startup.WarmUp;
 import io.ringkv.storage.RecordCodec;
 import io.ringkv.storage.RocksStore;
@@ -77,7 +81,7 @@ public class NodeConfiguration {
         SettingsValidator.positive("ringkv.storage.queue-size", storage.queueSize());
         try {
             return RocksStore.open(new StorageSettings(properties.dataDir(), storage.blockCacheSize().toBytes(),
-                    storage.syncWrites(), storage.queueSize()), LastWriteWins.ORDER);
+                    storage.syncWrites(), storage.queueSize(), HashRing::token), LastWriteWins.ORDER);
         } catch (StorageException e) {
             // Most often another node already runs on the same directory (RocksDB's LOCK file).
             throw new InvalidSettingException("ringkv.data-dir", e.getMessage());
@@ -109,13 +113,18 @@ public class NodeConfiguration {
                 startup.warmUpRequests(), startup.warmUpTimeout());
     }
 
-    /** Tombstones go once their delete is older than the grace period; looked for ten times a period. */
+    /**
+     * Tombstones go once their delete is older than the grace period and than the last repair with
+     * every peer sharing their range (so no replica that missed the delete can bring the value
+     * back); looked for ten times a period.
+     */
     @Bean
-    TombstonePurge tombstonePurge(RocksStore store, Scheduler storageScheduler, RingkvProperties properties) {
+    TombstonePurge tombstonePurge(RocksStore store, Scheduler storageScheduler, AntiEntropy antiEntropy,
+            RingkvProperties properties) {
         Duration grace = properties.storage().tombstoneGracePeriod();
         Duration every = Duration.ofMillis(Math.clamp(grace.toMillis() / 10, 1_000, 3_600_000));
         return new TombstonePurge(store, storageScheduler, every,
-                () -> HybridClock.timestampAt(System.currentTimeMillis() - grace.toMillis()));
+                () -> antiEntropy.purgeCutoff(System.currentTimeMillis() - grace.toMillis()));
     }
 
     /**
@@ -130,8 +139,10 @@ public class NodeConfiguration {
     }
 
     @Bean
-    HybridClock hybridClock() {
-        return HybridClock.system();
+    HybridClock hybridClock(RingkvProperties properties) {
+        Duration maxOffset = properties.clock().maxOffset();
+        SettingsValidator.positive("ringkv.clock.max-offset", maxOffset.toMillis());
+        return HybridClock.system(maxOffset.toMillis());
     }
 
     @Bean
@@ -158,8 +169,9 @@ public class NodeConfiguration {
     }
 
     @Bean
-    ReplicaService replicaService(ClusterMembership membership, RocksStore store, HybridClock hybridClock) {
-        return new ReplicaService(membership.self(), store, hybridClock);
+    ReplicaService replicaService(ClusterMembership membership, RocksStore store, HybridClock hybridClock,
+            RepairLedger repairLedger, MeterRegistry meters) {
+        return new ReplicaService(membership.self(), store, hybridClock, membership, repairLedger, meters);
     }
 
     /** Answers peers on the cluster port; it takes the storage scheduler so that it closes before it. */
@@ -194,10 +206,18 @@ public class NodeConfiguration {
     }
 
     @Bean
-    Coordinator coordinator(ReplicaDirectory replicaDirectory, HybridClock hybridClock, RingkvProperties properties) {
-        Duration readHedgeDelay = properties.replication().readHedgeDelay();
-        SettingsValidator.notNegative("ringkv.replication.read-hedge-delay", readHedgeDelay.toMillis());
-        return new Coordinator(replicaDirectory, hybridClock, properties.replication().timeout(), readHedgeDelay);
+    Coordinator coordinator(ReplicaDirectory replicaDirectory, HybridClock hybridClock, Hints hints,
+            RingkvProperties properties, MeterRegistry meters) {
+        var replication = properties.replication();
+        SettingsValidator.notNegative("ringkv.replication.read-hedge-delay", replication.readHedgeDelay().toMillis());
+        return new Coordinator(replicaDirectory, hybridClock, replicationTimeout(properties), replication.readHedgeDelay(),
+                replicationFactor(properties), hints, meters);
+    }
+
+    static int replicationFactor(RingkvProperties properties) {
+        int factor = properties.replication().factor();
+        SettingsValidator.positive("ringkv.replication.factor", factor);
+        return factor;
     }
 
     /** Bytes of records a peer may send ahead on a range stream: what one stream may buffer. */

@@ -16,7 +16,10 @@ import org.springframework.util.unit.DataSize;
  * @param dataDir       where RocksDB keeps this node's data
  * @param maxValueSize  the largest value a PUT may carry
  * @param cluster       who the node is and who its peers are
- * @param replication   how the coordinator talks to replicas
+ * @param replication   how many replicas a key has and how the coordinator talks to them
+ * @param clock         how far the nodes' clocks may disagree
+ * @param hints         writes a replica missed, kept for it by the coordinator
+ * @param repair        anti-entropy: replicas compared and healed in the background
  * @param storage       RocksDB tuning
  * @param health        how sick peers are detected
  * @param overload      how many requests a node works on at once
@@ -29,6 +32,9 @@ public record RingkvProperties(
         @DefaultValue("4MB") DataSize maxValueSize,
         @DefaultValue Cluster cluster,
         @DefaultValue Replication replication,
+        @DefaultValue Clock clock,
+        @DefaultValue Hints hints,
+        @DefaultValue Repair repair,
         @DefaultValue Storage storage,
         @DefaultValue Health health,
         @DefaultValue Overload overload,
@@ -57,13 +63,43 @@ public record RingkvProperties(
     }
 
     /**
+     * @param factor        how many nodes hold each key (fewer if the cluster is smaller); the
+     *                      default of {@code replicas=} is a majority of them. The same on every node.
      * @param timeout       how long a coordinator waits for {@code ack} replicas before answering 504
      * @param maxConnections persistent connections to each peer, each carrying many requests at once
      * @param readHedgeDelay how long a read waits for the {@code ack} replicas it asked first before
      *                       asking the others too; 0 asks all {@code from} replicas at once
      */
-    public record Replication(@DefaultValue("1s") Duration timeout, @DefaultValue("2") int maxConnections,
-            @DefaultValue("20ms") Duration readHedgeDelay) {
+    public record Replication(@DefaultValue("3") int factor, @DefaultValue("1s") Duration timeout,
+            @DefaultValue("2") int maxConnections, @DefaultValue("20ms") Duration readHedgeDelay) {
+    }
+
+    /**
+     * @param maxOffset a timestamp from another node (a write, a read's answer) further ahead of
+     *                  this node's clock is refused: one node with a clock far in the future must
+     *                  not win every conflict, nor drag the other clocks along
+     */
+    public record Clock(@DefaultValue("500ms") Duration maxOffset) {
+    }
+
+    /**
+     * @param window     how long a coordinator keeps the writes a replica missed; a replica away
+     *                   longer is healed by a full repair instead
+     * @param maxSize    bytes of missed writes kept per replica; past it the replica is marked for a full repair
+     * @param replayRate bytes per second a node replays to a replica that came back
+     */
+    public record Hints(@DefaultValue("3h") Duration window, @DefaultValue("64MB") DataSize maxSize,
+            @DefaultValue("4MB") DataSize replayRate) {
+    }
+
+    /**
+     * @param interval how often a node compares the ranges it shares with each peer (Merkle-style
+     *                 digests) and streams the differences; it must stay well under
+     *                 storage.tombstone-grace-period, or a delete could come back
+     * @param rate     bytes per second repair may stream, both directions together, so that it
+     *                 never crowds out client traffic
+     */
+    public record Repair(@DefaultValue("5m") Duration interval, @DefaultValue("8MB") DataSize rate) {
     }
 
     /**

@@ -26,6 +26,12 @@ public final class NodeInfoClient {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
+    static {
+        // The mapper fills its deserializer cache at its first use, under a lock that another
+        // event loop may be holding at that moment (BlockHound saw the park): fill it here, once.
+        parse("{\"self\":\"http://warm-up:1\",\"clusterPort\":1}");
+    }
+
     private final HttpClient http;
     private final Duration timeout;
 

@@ -52,9 +52,26 @@ public final class PeerClient implements AutoCloseable {
         return call(connection -> connection.write(key, record));
     }
 
-    /** Completes when the peer answers, proving it is up and knows the secret. */
-    public Mono<Void> ping() {
+    /** Completes when the peer answers, proving it is up and knows the secret, with what it tells about itself. */
+    public Mono<PeerStatus> ping() {
         return call(PeerConnection::ping);
+    }
+
+    /** Tells the peer that a repair with it, started at that moment, has finished. */
+    public Mono<Void> repaired(long startedMillis) {
+        return call(connection -> connection.repaired(startedMillis));
+    }
+
+    /** The peer's digests (hash, keys, hash, keys, ...) of token intervals (low, high, low, high, ...). */
+    public Mono<long[]> digest(long[] intervals) {
+        return call(connection -> connection.digest(intervals));
+    }
+
+    /** The peer's keys with a token in {@code [low, high]}, in token order, with their versions only. */
+    public Flux<KeyedRecord> tokenScan(long low, long high) {
+        return connection()
+                .timeout(connector.timeout(), Mono.error(() -> new PeerException.Unavailable(peer, "no connection within " + connector.timeout())))
+                .flatMapMany(connection -> connection.tokenScan(low, high));
     }
 
     /** The peer's records in {@code [start, end)} (null end: all), tombstones included, in key order. */

@@ -92,9 +92,35 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
                 .then();
     }
 
-    Mono<Void> ping() {
-        return Mono.<Boolean>create(sink -> request(sink, id -> Wire.empty(channel.alloc(), Wire.PING, id), PeerConnection::done))
+    /** Tells the peer that a repair with it, started at that moment, has finished. */
+    Mono<Void> repaired(long startedMillis) {
+        return Mono.<Boolean>create(sink -> request(sink, id -> Wire.repaired(channel.alloc(), id, startedMillis), PeerConnection::done))
                 .then();
+    }
+
+    /** What the peer's answer tells about it (an older peer's tells nothing: state -1). */
+    Mono<PeerStatus> ping() {
+        return Mono.create(sink -> request(sink, id -> Wire.empty(channel.alloc(), Wire.PING, id), (type, payload) -> {
+            done(type, payload);
+            return payload.readableBytes() >= PeerStatus.WIRE_BYTES
+                    ? new PeerStatus(payload.readByte(), payload.readLong())
+                    : new PeerStatus(-1, 0);
+        }));
+    }
+
+    /** The peer's digests (hash, keys, ...) of the token intervals (low, high, ...). */
+    Mono<long[]> digest(long[] intervals) {
+        return Mono.create(sink -> request(sink, id -> Wire.digest(channel.alloc(), id, intervals), (type, payload) -> {
+            if (type != Wire.DIGESTS) {
+                throw unexpected(type);
+            }
+            int count = payload.readUnsignedShort();
+            long[] digests = new long[2 * count];
+            for (int i = 0; i < digests.length; i++) {
+                digests[i] = payload.readLong();
+            }
+            return digests;
+        }));
     }
 
     private static Boolean done(byte type, ByteBuf payload) {
@@ -212,6 +238,15 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
      * taken, so a slow consumer never makes either side buffer more than that.
      */
     Flux<KeyedRecord> scan(byte[] start, byte[] end) {
+        return stream(id -> Wire.scan(channel.alloc(), id, start, end, connector.scanWindow()));
+    }
+
+    /** The peer's keys with a token in {@code [low, high]}, in token order, versions only; flow-controlled like {@link #scan}. */
+    Flux<KeyedRecord> tokenScan(long low, long high) {
+        return stream(id -> Wire.tokenScan(channel.alloc(), id, low, high, connector.scanWindow()));
+    }
+
+    private Flux<KeyedRecord> stream(IntFunction<ByteBuf> opening) {
         return Flux.create(sink -> {
             if (!isOpen()) {
                 sink.error(new PeerException.Unavailable(peer, "the connection is closed"));
@@ -226,7 +261,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
             }
             sink.onRequest(ignored -> onLoop(scan::drain));
             sink.onCancel(() -> onLoop(scan::cancel));
-            onLoop(() -> channel.writeAndFlush(Wire.scan(channel.alloc(), id, start, end, connector.scanWindow()), channel.voidPromise()));
+            onLoop(() -> channel.writeAndFlush(opening.apply(id), channel.voidPromise()));
         }, FluxSink.OverflowStrategy.ERROR);
     }
 

@@ -28,4 +28,16 @@ public interface PeerService {
 
     /** This replica's records with {@code start <= key < end} (null end: all), tombstones included. */
     RecordCursor openRange(byte[] start, byte[] end);
+
+    /** What PING's answer tells about this node: its member state and its tombstone purge horizon. */
+    PeerStatus status();
+
+    /** A peer finished a repair with this node, which it started at {@code startedMillis}. */
+    void repaired(String peer, long startedMillis);
+
+    /** The digests (hash, keys) of the keys in each token interval (low, high, ...). Blocking. */
+    long[] digest(long[] intervals);
+
+    /** The keys with a token in {@code [low, high]}, in token order, with their versions only. Blocking. */
+    RecordCursor openTokenRange(long low, long high);
 }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,7 +16,8 @@ import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.StorageException;
 
 /**
- * One range stream to a peer, with credit-based flow control: the peer grants bytes of records it
+ * One range stream to a peer (a key range's records, or a token range's versions), with
+ * credit-based flow control: the peer grants bytes of records it
  * can take, this side sends batches only while it has credit and waits, holding nothing but its
  * cursor, when it has none. A slow reader therefore slows the scan; no buffer grows without bound.
  *
@@ -36,19 +38,18 @@ final class ServerScan {
 
     private final ServerSession session;
     private final int id;
-    private final byte[] start;
-    private final byte[] end;
+    /** Opens the cursor, on a storage thread. */
+    private final Supplier<RecordCursor> open;
     private final AtomicLong credit;
     private final AtomicInteger state = new AtomicInteger(RUNNING);
     private volatile boolean cancelled;
     /** Storage threads only, one pump at a time. */
     private RecordCursor cursor;
 
-    ServerScan(ServerSession session, int id, byte[] start, byte[] end, int initialCredit) {
+    ServerScan(ServerSession session, int id, Supplier<RecordCursor> open, int initialCredit) {
         this.session = session;
         this.id = id;
-        this.start = start;
-        this.end = end;
+        this.open = open;
         this.credit = new AtomicLong(initialCredit);
     }
 
@@ -91,7 +92,7 @@ final class ServerScan {
     private void pump() {
         try {
             if (cursor == null && !cancelled) {
-                cursor = session.server().service.openRange(start, end);
+                cursor = open.get();
             }
             while (true) {
                 if (cancelled) {

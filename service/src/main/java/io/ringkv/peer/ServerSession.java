@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,6 +22,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.ringkv.storage.Record;
+import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.StorageException;
 import io.ringkv.storage.StorageOverloadedException;
 
@@ -139,17 +141,35 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
                 var record = Wire.readRecord(payload, server.settings.maxRecordLength());
                 write(id, key, record);
             }
-            case Wire.PING -> answer(allocator -> Wire.empty(allocator, Wire.DONE, id));
+            case Wire.PING -> {
+                PeerStatus status = server.service.status();
+                answer(allocator -> {
+                    ByteBuf frame = Wire.begin(allocator, Wire.DONE, id, PeerStatus.WIRE_BYTES);
+                    frame.writeByte(status.state());
+                    frame.writeLong(status.purgedBefore());
+                    return Wire.seal(frame);
+                });
+            }
             case Wire.SCAN -> {
                 byte[] start = Wire.readKey(payload, maxKey);
                 byte[] end = payload.readBoolean() ? Wire.readKey(payload, maxKey) : null;
-                int credit = payload.readInt();
-                ServerScan scan = new ServerScan(this, id, start, end, credit);
-                if (scans.putIfAbsent(id, scan) == null) {
-                    scan.start();
-                } else {
-                    answer(error(id, Wire.ErrorCode.BAD_REQUEST, "range stream " + id + " is open already"));
-                }
+                stream(id, () -> server.service.openRange(start, end), payload.readInt());
+            }
+            case Wire.REPAIRED -> {
+                server.service.repaired(peer, payload.readLong());
+                answer(allocator -> Wire.empty(allocator, Wire.DONE, id));
+            }
+            case Wire.TOKEN_SCAN -> {
+                long low = payload.readLong();
+                long high = payload.readLong();
+                stream(id, () -> server.service.openTokenRange(low, high), payload.readInt());
+            }
+            case Wire.DIGEST -> {
+                long[] intervals = Wire.readIntervals(payload);
+                onStorage(id, () -> {
+                    long[] digests = server.service.digest(intervals);
+                    return allocator -> Wire.digests(allocator, id, digests);
+                });
             }
             case Wire.CREDIT -> {
                 ServerScan scan = scans.get(id);
@@ -197,6 +217,16 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         } catch (RejectedExecutionException e) {
             server.inFlight.decrementAndGet();
             answer(error(id, Wire.ErrorCode.OVERLOADED, "storage queue full"));
+        }
+    }
+
+    /** Starts a stream under the request's id; its cursor is opened on a storage thread. */
+    private void stream(int id, Supplier<RecordCursor> open, int credit) {
+        ServerScan scan = new ServerScan(this, id, open, credit);
+        if (scans.putIfAbsent(id, scan) == null) {
+            scan.start();
+        } else {
+            answer(error(id, Wire.ErrorCode.BAD_REQUEST, "range stream " + id + " is open already"));
         }
     }
 

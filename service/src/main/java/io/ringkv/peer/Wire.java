@@ -54,8 +54,14 @@ public final class Wire {
     public static final byte CREDIT = 0x13;
     /** Stop the range stream with this id. No answer. */
     public static final byte CANCEL = 0x14;
-    /** Nothing: proves the peer answers. Answer: DONE. */
+    /** Nothing: proves the peer answers. Answer: DONE, with the peer's member state (1 byte) and purge horizon (8 bytes). */
     public static final byte PING = 0x15;
+    /** Token intervals (count, then low and high of each): a digest of the keys in each. Answer: DIGESTS. */
+    public static final byte DIGEST = 0x16;
+    /** Low and high token, initial credit: the keys in that interval with their versions only. Answers: BATCH..., END. */
+    public static final byte TOKEN_SCAN = 0x17;
+    /** A timestamp in milliseconds: the sender finished a repair with this node that it started then. Answer: DONE. */
+    public static final byte REPAIRED = 0x18;
 
     // Answers, from the replica.
     public static final byte RECORD = 0x20;
@@ -67,6 +73,8 @@ public final class Wire {
     public static final byte BATCH = 0x24;
     /** The range stream with this id is complete. */
     public static final byte END = 0x25;
+    /** For each interval asked: the digest's hash and its count of keys. */
+    public static final byte DIGESTS = 0x26;
 
     /** Why a request failed; the caller tells a sick peer (counted by its breaker) from its own mistake. */
     public enum ErrorCode {
@@ -152,6 +160,53 @@ public final class Wire {
             writeKey(frame, end);
         }
         frame.writeInt(credit);
+        return seal(frame);
+    }
+
+    public static ByteBuf tokenScan(ByteBufAllocator allocator, int id, long low, long high, int credit) {
+        ByteBuf frame = begin(allocator, TOKEN_SCAN, id, 20);
+        frame.writeLong(low);
+        frame.writeLong(high);
+        frame.writeInt(credit);
+        return seal(frame);
+    }
+
+    /** A DIGEST request: {@code intervals} holds low, high, low, high, ... */
+    public static ByteBuf digest(ByteBufAllocator allocator, int id, long[] intervals) {
+        ByteBuf frame = begin(allocator, DIGEST, id, 2 + 8 * intervals.length);
+        frame.writeShort(intervals.length / 2);
+        for (long bound : intervals) {
+            frame.writeLong(bound);
+        }
+        return seal(frame);
+    }
+
+    /** The intervals of a DIGEST request, as low, high, low, high, ... */
+    public static long[] readIntervals(ByteBuf payload) {
+        int count = payload.readUnsignedShort();
+        if (payload.readableBytes() != 16 * count) {
+            throw new MalformedFrameException("a DIGEST of " + count + " intervals in " + payload.readableBytes() + " bytes");
+        }
+        long[] intervals = new long[2 * count];
+        for (int i = 0; i < intervals.length; i++) {
+            intervals[i] = payload.readLong();
+        }
+        return intervals;
+    }
+
+    /** A DIGESTS answer: {@code digests} holds hash, keys, hash, keys, ... */
+    public static ByteBuf digests(ByteBufAllocator allocator, int id, long[] digests) {
+        ByteBuf frame = begin(allocator, DIGESTS, id, 2 + 8 * digests.length);
+        frame.writeShort(digests.length / 2);
+        for (long value : digests) {
+            frame.writeLong(value);
+        }
+        return seal(frame);
+    }
+
+    public static ByteBuf repaired(ByteBufAllocator allocator, int id, long startedMillis) {
+        ByteBuf frame = begin(allocator, REPAIRED, id, 8);
+        frame.writeLong(startedMillis);
         return seal(frame);
     }
 

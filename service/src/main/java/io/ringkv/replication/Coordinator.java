@@ -2,16 +2,22 @@ package io.ringkv.replication;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
 import reactor.core.Disposable;
@@ -23,9 +29,15 @@ import reactor.core.publisher.MonoSink;
  * Coordinates a client request across the key's replicas, Dynamo style, and answers as soon as
  * {@code ack} of them have: it never waits for the slowest. Writes are stamped with the hybrid
  * clock and sent to all {@code from} replicas at once; replicas still working when the answer goes
- * out are not cancelled, so they apply the write too. Reads ask only the {@code ack} cheapest
- * replicas ({@link ReplicaPreference}) and widen to the rest when one of those fails or when no
- * quorum came within the hedge delay, so that a read costs {@code ack} calls, not {@code from}.
+ * out are not cancelled, so they apply the write too, and one that fails gets a hint
+ * ({@link MissedWrites}). Reads ask only the {@code ack} cheapest replicas ({@link ReplicaPreference})
+ * and widen to the rest when one of those fails or when no quorum came within the hedge delay,
+ * so that a read costs {@code ack} calls, not {@code from}.
+ *
+ * <p>Read repair: when the replicas a read heard disagree, the newest version is written back to
+ * the stale ones before the answer goes out, so that two quorum reads in a row never go backwards;
+ * answers that come after the quorum and show a stale replica are repaired in the background,
+ * a bounded number at a time. When they agree it costs nothing.
  */
 public final class Coordinator {
 
@@ -33,49 +45,167 @@ public final class Coordinator {
     private static final Comparator<KeyedRecord> BY_KEY = (a, b) -> Arrays.compareUnsigned(a.key(), b.key());
     /** Records buffered per replica stream in a range merge: bounds the heap a range can take. */
     private static final int RANGE_PREFETCH = 16;
+    /** Background read repairs in progress at once; past it, a stale replica waits for anti-entropy. */
+    private static final int BACKGROUND_REPAIRS = 64;
 
     private final ReplicaDirectory replicas;
     private final HybridClock clock;
     private final Duration timeout;
     private final Duration readHedgeDelay;
+    private final int replicationFactor;
+    private final MissedWrites missedWrites;
+    private final Semaphore backgroundRepairs = new Semaphore(BACKGROUND_REPAIRS);
+    private final Counter blockingRepairs;
+    private final Counter lateRepairs;
+    private final Counter refusedTimestamps;
 
     /**
-     * @param readHedgeDelay how long a read waits for its first {@code ack} replicas before asking
-     *                       the others as well; zero asks all {@code from} at once
+     * @param readHedgeDelay    how long a read waits for its first {@code ack} replicas before asking
+     *                          the others as well; zero asks all {@code from} at once
+     * @param replicationFactor how many replicas a key has when a request does not say
      */
-    public Coordinator(ReplicaDirectory replicas, HybridClock clock, Duration timeout, Duration readHedgeDelay) {
+    public Coordinator(ReplicaDirectory replicas, HybridClock clock, Duration timeout, Duration readHedgeDelay,
+            int replicationFactor, MissedWrites missedWrites, MeterRegistry meters) {
         this.replicas = replicas;
         this.clock = clock;
         this.timeout = timeout;
         this.readHedgeDelay = readHedgeDelay;
+        this.replicationFactor = replicationFactor;
+        this.missedWrites = missedWrites;
+        this.blockingRepairs = Counter.builder("ringkv.read.repairs").tag("when", "before-answer")
+                .description("Stale replicas a read wrote the newest version back to").register(meters);
+        this.lateRepairs = Counter.builder("ringkv.read.repairs").tag("when", "after-answer")
+                .description("Stale replicas a read wrote the newest version back to").register(meters);
+        this.refusedTimestamps = Counter.builder("ringkv.clock.refused")
+                .description("Timestamps from other nodes refused: more than ringkv.clock.max-offset ahead of this clock")
+                .register(meters);
     }
 
-    public int clusterSize() {
-        return replicas.ring().size();
+    /** Where keys live now: one snapshot per request. */
+    public Placement placement() {
+        return replicas.placement();
     }
 
-    public Mono<Void> put(byte[] key, byte[] value, ReplicationFactor factor) {
-        return write(key, Record.value(clock.now(), value), factor);
+    public int replicationFactor() {
+        return replicationFactor;
     }
 
-    public Mono<Void> delete(byte[] key, ReplicationFactor factor) {
-        return write(key, Record.tombstone(clock.now()), factor);
+    public Mono<Void> put(byte[] key, byte[] value, ReplicationFactor factor, Placement placement) {
+        return write(key, Record.value(clock.now(), value), factor, placement);
     }
 
-    private Mono<Void> write(byte[] key, Record record, ReplicationFactor factor) {
-        List<Replica> targets = replicas.replicasFor(key, factor.from());
-        return quorum(targets, targets.size(), Duration.ZERO, factor, replica -> replica.write(key, record)).then();
+    public Mono<Void> delete(byte[] key, ReplicationFactor factor, Placement placement) {
+        return write(key, Record.tombstone(clock.now()), factor, placement);
+    }
+
+    private Mono<Void> write(byte[] key, Record record, ReplicationFactor factor, Placement placement) {
+        List<Replica> targets = placement.writeReplicas(key, factor.from());
+        // Only the current owners count towards ack: they are the ones reads ask.
+        List<Replica> counted = targets.subList(0, Math.min(targets.size(), placement.readReplicas(key, factor.from()).size()));
+        return quorum(targets, targets.size(), Duration.ZERO, factor, counted::contains,
+                replica -> replica.write(key, record)
+                        .doOnError(error -> hint(replica, key, record)),
+                ignored -> { })
+                .then();
+    }
+
+    /** A peer missed the write: keep it for that peer. */
+    private void hint(Replica replica, byte[] key, Record record) {
+        if (replica instanceof RemoteReplica) {
+            missedWrites.missed(replica.name(), key, record);
+        }
     }
 
     /** The newest live value among the first {@code ack} answers; empty if that is a tombstone or nothing. */
-    public Mono<Optional<byte[]>> get(byte[] key, ReplicationFactor factor) {
+    public Mono<Optional<byte[]>> get(byte[] key, ReplicationFactor factor, Placement placement) {
         List<Replica> targets = ReplicaPreference.cheapestFirst(
-                replicas.replicasFor(key, factor.from()), Replica::expectedLatencyMillis);
+                placement.readReplicas(key, factor.from()), Replica::expectedLatencyMillis);
         int first = readHedgeDelay.isZero() ? targets.size() : factor.ack();
-        return quorum(targets, first, readHedgeDelay, factor, replica -> replica.read(key))
-                .map(answers -> LastWriteWins.newest(answers)
-                        .filter(record -> !record.tombstone())
-                        .map(Record::value));
+        LateAnswers late = new LateAnswers(key);
+        return quorum(targets, first, readHedgeDelay, factor, replica -> true,
+                replica -> replica.read(key).flatMap(answer -> observed(replica, answer))
+                        .map(answer -> new ReadRepair.Answer<>(replica, answer)),
+                late)
+                .flatMap(answers -> {
+                    ReadRepair.Plan<Replica> plan = ReadRepair.plan(answers);
+                    late.decided(answers, plan.stale());
+                    Mono<Void> repaired = plan.needed() ? repair(key, plan) : Mono.empty();
+                    return repaired.thenReturn(plan.newest().filter(record -> !record.tombstone()).map(Record::value));
+                });
+    }
+
+    /** A replica's answer, unless it carries a timestamp too far ahead of this clock: then a failure. */
+    private Mono<Optional<Record>> observed(Replica replica, Optional<Record> answer) {
+        if (answer.isPresent() && !clock.observe(answer.get().timestamp())) {
+            refusedTimestamps.increment();
+            return Mono.error(new IllegalStateException(replica.name() + " answered with a timestamp beyond ringkv.clock.max-offset"));
+        }
+        return Mono.just(answer);
+    }
+
+    /**
+     * Writes the newest version back to the stale replicas and waits for them (within the
+     * request's time): the answer goes out only once a repeat read cannot see an older version.
+     */
+    private Mono<Void> repair(byte[] key, ReadRepair.Plan<Replica> plan) {
+        Record newest = plan.newest().orElseThrow();
+        return Flux.fromIterable(plan.stale())
+                .flatMap(replica -> replica.write(key, newest)
+                        .doOnSuccess(ignored -> blockingRepairs.increment())
+                        .onErrorResume(error -> {
+                            hint(replica, key, newest);
+                            return Mono.empty();
+                        }))
+                .then()
+                .timeout(timeout, Mono.empty());
+    }
+
+    /**
+     * Answers that come after a read was decided: a stale one is repaired in the background, and
+     * one newer than what was decided (the answer has gone out) repairs the replicas that answered
+     * in time. Bounded: past {@value #BACKGROUND_REPAIRS} at once, anti-entropy catches up later.
+     */
+    private final class LateAnswers implements Consumer<ReadRepair.Answer<Replica>> {
+        private final byte[] key;
+        private final List<ReadRepair.Answer<Replica>> heard = new ArrayList<>();
+        private final List<ReadRepair.Answer<Replica>> waiting = new ArrayList<>();
+        private final java.util.Set<Replica> repaired = new java.util.HashSet<>();
+        private boolean decided;
+
+        LateAnswers(byte[] key) {
+            this.key = key;
+        }
+
+        /** The answers the read was decided on, whose stale replicas it repairs itself. */
+        synchronized void decided(List<ReadRepair.Answer<Replica>> answers, List<Replica> repairedBeforeAnswer) {
+            decided = true;
+            heard.addAll(answers);
+            repaired.addAll(repairedBeforeAnswer);
+            waiting.forEach(this::repairLate);
+            waiting.clear();
+        }
+
+        @Override
+        public synchronized void accept(ReadRepair.Answer<Replica> answer) {
+            if (decided) {
+                repairLate(answer);
+            } else {
+                waiting.add(answer);
+            }
+        }
+
+        private void repairLate(ReadRepair.Answer<Replica> answer) {
+            heard.add(answer);
+            ReadRepair.Plan<Replica> plan = ReadRepair.plan(heard);
+            for (Replica stale : plan.stale()) {
+                if (repaired.add(stale) && backgroundRepairs.tryAcquire()) {
+                    Record newest = plan.newest().orElseThrow();
+                    stale.write(key, newest)
+                            .doFinally(signal -> backgroundRepairs.release())
+                            .subscribe(ignored -> lateRepairs.increment(), error -> hint(stale, key, newest));
+                }
+            }
+        }
     }
 
     /**
@@ -100,13 +230,14 @@ public final class Coordinator {
     /**
      * Calls the first {@code initial} targets in parallel, one more target for each that fails,
      * and all the rest once {@code hedgeDelay} (unless zero) passes undecided. Emits the first
-     * {@code ack} answers, or fails with {@link NotEnoughReplicasException} once {@code ack} can no
-     * longer be reached or the timeout passes.
+     * {@code ack} answers of the targets that count, or fails with
+     * {@link NotEnoughReplicasException} once {@code ack} can no longer be reached or the timeout
+     * passes. Answers after the decision go to {@code late}.
      */
     private <T> Mono<List<T>> quorum(List<Replica> targets, int initial, Duration hedgeDelay, ReplicationFactor factor,
-            Function<Replica, Mono<T>> call) {
+            Predicate<Replica> counts, Function<Replica, Mono<T>> call, Consumer<T> late) {
         return Mono.create(sink -> {
-            Round<T> round = new Round<>(targets, factor, call, sink);
+            Round<T> round = new Round<>(targets, factor, counts, call, sink, late);
             Disposable deadline = Deadlines.after(timeout, round::expire);
             Disposable hedge = hedgeDelay.isZero() || initial >= targets.size()
                     ? null
@@ -126,16 +257,21 @@ public final class Coordinator {
 
         private final List<Replica> targets;
         private final ReplicationFactor factor;
+        private final Predicate<Replica> counts;
         private final Function<Replica, Mono<T>> call;
         private final MonoSink<List<T>> sink;
+        private final Consumer<T> late;
         private final QuorumCollector<T> collector;
         private final AtomicInteger asked = new AtomicInteger();
 
-        Round(List<Replica> targets, ReplicationFactor factor, Function<Replica, Mono<T>> call, MonoSink<List<T>> sink) {
+        Round(List<Replica> targets, ReplicationFactor factor, Predicate<Replica> counts,
+                Function<Replica, Mono<T>> call, MonoSink<List<T>> sink, Consumer<T> late) {
             this.targets = targets;
             this.factor = factor;
+            this.counts = counts;
             this.call = call;
             this.sink = sink;
+            this.late = late;
             this.collector = new QuorumCollector<>(factor);
         }
 
@@ -157,22 +293,35 @@ public final class Coordinator {
         }
 
         private void ask(Replica replica) {
+            boolean counted = counts.test(replica);
             // Subscribed on its own: answering the client does not cancel the slower replicas.
             // Each ends by itself: a peer's call times out in its client, a local one in storage.
             call.apply(replica)
                     .single()
                     .subscribe(
                             answer -> {
-                                if (collector.success(answer) == QuorumCollector.Outcome.REACHED) {
-                                    sink.success(collector.answers());
+                                if (!counted) {
+                                    return;
+                                }
+                                switch (collector.success(answer)) {
+                                    case REACHED -> sink.success(collector.answers());
+                                    case PENDING -> {
+                                        if (collector.isDecided()) {
+                                            late.accept(answer);
+                                        }
+                                    }
+                                    default -> { }
                                 }
                             },
                             error -> {
                                 log.debug("replica {} failed: {}", replica.name(), error.toString());
+                                if (!counted) {
+                                    return;
+                                }
                                 if (collector.failure() == QuorumCollector.Outcome.FAILED) {
                                     sink.error(new NotEnoughReplicasException(
                                             "fewer than " + factor.ack() + " of " + factor.from() + " replicas answered"));
-                                } else {
+                                } else if (!collector.isDecided()) {
                                     ask(1);
                                 }
                             });

@@ -17,14 +17,20 @@ public final class HybridClock {
     static final int LOGICAL_BITS = 16;
 
     private final LongSupplier physicalMillis;
+    private final long maxOffsetMillis;
     private final AtomicLong last = new AtomicLong();
 
-    public HybridClock(LongSupplier physicalMillis) {
+    /**
+     * @param maxOffsetMillis how far ahead of this clock a timestamp from elsewhere may be: a node
+     *                        whose clock runs further ahead must not drag every clock it talks to along
+     */
+    public HybridClock(LongSupplier physicalMillis, long maxOffsetMillis) {
         this.physicalMillis = physicalMillis;
+        this.maxOffsetMillis = maxOffsetMillis;
     }
 
-    public static HybridClock system() {
-        return new HybridClock(System::currentTimeMillis);
+    public static HybridClock system(long maxOffsetMillis) {
+        return new HybridClock(System::currentTimeMillis, maxOffsetMillis);
     }
 
     /** A timestamp greater than every one this clock has issued or observed. */
@@ -34,8 +40,19 @@ public final class HybridClock {
         return last.updateAndGet(previous -> Math.max(physical, previous + 1));
     }
 
-    public void observe(long remoteTimestamp) {
+    /**
+     * Takes in a timestamp from another node (a write to store, a read's answer), so that this
+     * clock's next readings are later than it.
+     *
+     * @return false, adopting nothing, when it is more than the maximum offset ahead of this
+     *         clock: the caller refuses what carried it
+     */
+    public boolean observe(long remoteTimestamp) {
+        if (physicalMillisOf(remoteTimestamp) > physicalMillis.getAsLong() + maxOffsetMillis) {
+            return false;
+        }
         last.accumulateAndGet(remoteTimestamp, Math::max);
+        return true;
     }
 
     public static long physicalMillisOf(long timestamp) {

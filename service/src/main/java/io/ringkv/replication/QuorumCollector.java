@@ -73,6 +73,11 @@ public final class QuorumCollector<T> {
         return outcome;
     }
 
+    /** Whether the request is decided, either way. */
+    public synchronized boolean isDecided() {
+        return outcome != Outcome.PENDING;
+    }
+
     /** The successful answers that decided the request. */
     public synchronized List<T> answers() {
         return List.copyOf(answers);

@@ -2,8 +2,11 @@ package io.ringkv.replication;
 
 import java.util.Optional;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.ringkv.health.PeerMonitor;
 import io.ringkv.peer.PeerClient;
+import io.ringkv.peer.PeerStatus;
+import io.ringkv.ring.MemberState;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
 import reactor.core.publisher.Flux;
@@ -43,9 +46,39 @@ public final class RemoteReplica implements Replica, AutoCloseable {
         return monitor.guard("write", client.write(key, record).thenReturn(true));
     }
 
-    /** Whether the peer answers and proves it knows the secret, through its breaker: discovery's probe between requests. */
-    public Mono<Boolean> probe() {
-        return monitor.guard("probe", client.ping().thenReturn(true)).onErrorReturn(false);
+    /**
+     * Whether the peer answers and proves it knows the secret, through its breaker (discovery's
+     * probe between requests), with what it tells about itself; fails if it does not answer.
+     */
+    public Mono<PeerStatus> probe() {
+        return monitor.guard("probe", client.ping());
+    }
+
+    /** The member state a peer reported, if it reported one this node knows. */
+    public static Optional<MemberState> stateOf(PeerStatus status) {
+        return status.state() >= 0 && status.state() < MemberState.values().length
+                ? Optional.of(MemberState.values()[status.state()])
+                : Optional.empty();
+    }
+
+    /** Tells the peer that a repair with it, started at that moment, has finished. */
+    public Mono<Void> repaired(long startedMillis) {
+        return client.repaired(startedMillis);
+    }
+
+    /** Whether the breaker lets calls through now: background work leaves a peer that is down alone. */
+    public boolean isAvailable() {
+        return monitor.breakerState() != CircuitBreaker.State.OPEN;
+    }
+
+    /** Digests of token intervals; outside the breaker: a long repair is not a sick peer. */
+    public Mono<long[]> digest(long[] intervals) {
+        return client.digest(intervals);
+    }
+
+    /** The peer's versions in a token interval; outside the breaker, like every repair stream. */
+    public Flux<KeyedRecord> tokenScan(long low, long high) {
+        return client.tokenScan(low, high);
     }
 
     /**

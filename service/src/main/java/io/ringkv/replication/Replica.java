@@ -9,7 +9,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * One member's store as the coordinator sees it: this node's own through a direct call, a peer's
- * through the internal HTTP protocol. The coordinator does not know which is which.
+ * through the peer protocol ({@code io.ringkv.peer}). The coordinator does not know which is which.
  */
 public interface Replica {
 

@@ -53,9 +53,28 @@ public final class ReplicaDirectory implements AutoCloseable {
                 .toList();
     }
 
-    /** Calls a member by its name; true if it answered. */
+    /** Calls a member by its name, learning the state it reports; true if it answered. */
     public Mono<Boolean> probe(String member) {
-        return replica(member) instanceof RemoteReplica remote ? remote.probe() : Mono.just(true);
+        if (!(replica(member) instanceof RemoteReplica remote)) {
+            return Mono.just(true);
+        }
+        return remote.probe()
+                .doOnNext(status -> RemoteReplica.stateOf(status).ifPresent(reported -> membership.setState(member, reported)))
+                .thenReturn(true)
+                .onErrorReturn(false);
+    }
+
+    /** Where keys live now: one snapshot of the rings, for one request. */
+    public Placement placement() {
+        ClusterMembership.View view = membership.view();
+        return new Placement(view.current(), view.future(), this::replica);
+    }
+
+    /** A peer by name, or null if it is not a member (any more). */
+    public RemoteReplica remote(String member) {
+        return membership.ring().members().contains(member) && !member.equals(membership.self())
+                ? (RemoteReplica) replica(member)
+                : null;
     }
 
     /** Closes the connections to peers that left the ring. */

@@ -3,7 +3,11 @@ package io.ringkv.replication;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.peer.PeerService;
+import io.ringkv.peer.PeerStatus;
+import io.ringkv.ring.ClusterMembership;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;
@@ -18,11 +22,20 @@ public final class ReplicaService implements PeerService {
     private final String name;
     private final RocksStore store;
     private final HybridClock clock;
+    private final ClusterMembership membership;
+    private final ReplicaHistory history;
+    private final Counter refusedTimestamps;
 
-    public ReplicaService(String name, RocksStore store, HybridClock clock) {
+    public ReplicaService(String name, RocksStore store, HybridClock clock, ClusterMembership membership,
+            ReplicaHistory history, MeterRegistry meters) {
         this.name = name;
         this.store = store;
         this.clock = clock;
+        this.membership = membership;
+        this.history = history;
+        this.refusedTimestamps = Counter.builder("ringkv.clock.refused")
+                .description("Timestamps from other nodes refused: more than ringkv.clock.max-offset ahead of this clock")
+                .register(meters);
     }
 
     @Override
@@ -40,10 +53,40 @@ public final class ReplicaService implements PeerService {
         return store.getIfCached(key);
     }
 
+    /** Refused (and counted) when the record is stamped further ahead of this clock than it may be. */
     @Override
     public CompletableFuture<?> write(byte[] key, Record record) {
-        clock.observe(record.timestamp());
+        if (!clock.observe(record.timestamp())) {
+            refusedTimestamps.increment();
+            return CompletableFuture.failedFuture(new ClockSkewException(record.timestamp()));
+        }
         return store.apply(key, record);
+    }
+
+    @Override
+    public PeerStatus status() {
+        return new PeerStatus(membership.state(name).ordinal(), history.purgedBefore());
+    }
+
+    @Override
+    public void repaired(String peer, long startedMillis) {
+        history.repaired(peer, startedMillis);
+    }
+
+    @Override
+    public long[] digest(long[] intervals) {
+        long[] digests = new long[intervals.length];
+        for (int i = 0; i < intervals.length; i += 2) {
+            RocksStore.Digest digest = store.digest(intervals[i], intervals[i + 1]);
+            digests[i] = digest.hash();
+            digests[i + 1] = digest.keys();
+        }
+        return digests;
+    }
+
+    @Override
+    public RecordCursor openTokenRange(long low, long high) {
+        return store.openTokenRange(low, high);
     }
 
     @Override

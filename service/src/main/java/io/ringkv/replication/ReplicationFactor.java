@@ -12,19 +12,20 @@ public record ReplicationFactor(int ack, int from) {
         }
     }
 
-    /** Quorum: a majority of all the nodes must answer, and every node holds a copy. */
-    public static ReplicationFactor quorumOf(int clusterSize) {
-        return new ReplicationFactor(clusterSize / 2 + 1, clusterSize);
+    /** Quorum: a majority of {@code from} replicas must answer. */
+    public static ReplicationFactor quorumOf(int from) {
+        return new ReplicationFactor(from / 2 + 1, from);
     }
 
     /**
-     * Parses {@code ack/from}; null or empty means the default quorum.
+     * Parses {@code ack/from}; null or empty means the default: {@code from} is the replication
+     * factor (or every node, if there are fewer), {@code ack} a majority of them.
      *
      * @throws IllegalArgumentException with a message fit for the client
      */
-    public static ReplicationFactor parse(String text, int clusterSize) {
+    public static ReplicationFactor parse(String text, int clusterSize, int replicationFactor) {
         if (text == null || text.isEmpty()) {
-            return quorumOf(clusterSize);
+            return quorumOf(Math.min(replicationFactor, clusterSize));
         }
         int slash = text.indexOf('/');
         if (slash < 0 || slash != text.lastIndexOf('/')) {

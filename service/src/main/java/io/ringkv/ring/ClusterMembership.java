@@ -2,8 +2,10 @@ package io.ringkv.ring;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -21,14 +23,19 @@ public final class ClusterMembership {
 
     private static final Logger log = LoggerFactory.getLogger(ClusterMembership.class);
 
-    /** One ring and the version it has among this node's rings. */
-    public record View(long version, HashRing ring) {
+    /**
+     * One ring and the version it has among this node's rings, with the rings of data movement:
+     * {@code current} holds the members that own data now, {@code future} those that will.
+     * With nobody joining or leaving, all three are the same ring.
+     */
+    public record View(long version, HashRing ring, HashRing current, HashRing future) {
     }
 
     private final String self;
     private final int vnodes;
     private final AtomicReference<View> view;
     private final List<Consumer<View>> listeners = new CopyOnWriteArrayList<>();
+    private final Map<String, MemberState> states = new ConcurrentHashMap<>();
     private volatile boolean known;
 
     private ClusterMembership(String self, Collection<String> members, int vnodes, boolean known) {
@@ -37,7 +44,8 @@ public final class ClusterMembership {
         }
         this.self = self;
         this.vnodes = vnodes;
-        this.view = new AtomicReference<>(new View(1, new HashRing(members, vnodes)));
+        HashRing ring = new HashRing(members, vnodes);
+        this.view = new AtomicReference<>(new View(1, ring, ring, ring));
         this.known = known;
     }
 
@@ -78,11 +86,45 @@ public final class ClusterMembership {
         if (Set.copyOf(before.ring().members()).equals(members)) {
             return;
         }
-        View after = new View(before.version() + 1, new HashRing(members, vnodes));
+        HashRing ring = new HashRing(members, vnodes);
+        View after = withMovement(before.version() + 1, ring);
         if (view.compareAndSet(before, after)) {
             log.info("ring changed to version {}: {} -> {}", after.version(), before.ring().members(), new TreeSet<>(members));
             listeners.forEach(listener -> listener.accept(after));
+        } else {
+            update(members);
         }
+    }
+
+    /** A member's state as it told it (this node's own included); NORMAL until told otherwise. */
+    public MemberState state(String member) {
+        return states.getOrDefault(member, MemberState.NORMAL);
+    }
+
+    /** Records a member's state; when it changes who holds data, the rings of movement follow. */
+    public void setState(String member, MemberState state) {
+        MemberState before = states.put(member, state);
+        if (before == state || (before == null && state == MemberState.NORMAL)) {
+            return;
+        }
+        log.info("{} is {} (was {})", member.equals(self) ? "this node" : member, state, before == null ? MemberState.NORMAL : before);
+        while (true) {
+            View current = view.get();
+            View after = withMovement(current.version(), current.ring());
+            if (view.compareAndSet(current, after)) {
+                listeners.forEach(listener -> listener.accept(after));
+                return;
+            }
+        }
+    }
+
+    /** The ring with its current and future rings, from the members' states. */
+    private View withMovement(long version, HashRing ring) {
+        List<String> holding = ring.members().stream().filter(member -> state(member).holdsData()).toList();
+        List<String> willHold = ring.members().stream().filter(member -> state(member).willHoldData()).toList();
+        HashRing current = holding.isEmpty() || holding.size() == ring.size() ? ring : new HashRing(holding, vnodes);
+        HashRing future = willHold.isEmpty() || willHold.size() == ring.size() ? ring : new HashRing(willHold, vnodes);
+        return new View(version, ring, current, future);
     }
 
     public void onChange(Consumer<View> listener) {

@@ -74,12 +74,22 @@ public final class HashRing {
         return members.size();
     }
 
+    /** A key's position on the ring. */
+    public static long token(byte[] key) {
+        return HASH.hashBytesToLong(key);
+    }
+
     /** The first {@code count} distinct members clockwise from the key's hash, the key's primary first. */
     public List<String> replicasFor(byte[] key, int count) {
+        return replicasForToken(token(key), count);
+    }
+
+    /** The first {@code count} distinct members clockwise from a token, its primary first. */
+    public List<String> replicasForToken(long token, int count) {
         if (count < 1 || count > members.size()) {
             throw new IllegalArgumentException("count must be between 1 and " + members.size());
         }
-        int start = Arrays.binarySearch(points, HASH.hashBytesToLong(key));
+        int start = Arrays.binarySearch(points, token);
         if (start < 0) {
             start = -start - 1;
         }
@@ -93,6 +103,24 @@ public final class HashRing {
             }
         }
         return replicas;
+    }
+
+    /**
+     * The ring cut at every point into ranges, in ring order; all the keys of a range have the
+     * same replicas (those of its end point).
+     */
+    public List<TokenRange> ranges() {
+        List<TokenRange> ranges = new ArrayList<>(points.length);
+        for (int i = 0; i < points.length; i++) {
+            long after = points[i == 0 ? points.length - 1 : i - 1];
+            ranges.add(new TokenRange(after, points[i]));
+        }
+        return ranges;
+    }
+
+    /** The first {@code count} distinct members that hold a range's keys. */
+    public List<String> replicasFor(TokenRange range, int count) {
+        return replicasForToken(range.upTo(), count);
     }
 
     @Override

@@ -76,7 +76,8 @@ public final class WarmUp implements ApplicationRunner {
         Flux<Object> writePath = Flux.fromIterable(writes)
                 .flatMap(key -> {
                     byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
-                    return coordinator.put(bytes, VALUE, ONE).then(coordinator.delete(bytes, ONE));
+                    var placement = coordinator.placement();
+                    return coordinator.put(bytes, VALUE, ONE, placement).then(coordinator.delete(bytes, ONE, placement));
                 }, 8)
                 .cast(Object.class);
         // Peers: their connections opened and both ends of the protocol exercised, outside the

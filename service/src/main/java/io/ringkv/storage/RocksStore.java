@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.ToLongFunction;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.rocksdb.BlockBasedTableConfig;
@@ -50,10 +51,19 @@ import org.slf4j.LoggerFactory;
  * that can wait for the disk is blocking and runs on the storage scheduler, except
  * {@link #getIfCached}, which never touches the disk and so may run on an event loop.
  *
- * <p>Layout: {@code records} holds each key's newest version, a value or a tombstone
- * ({@link RecordCodec}), so a read is one look-up. {@code tombstones-by-time} indexes the
- * tombstones by their timestamp, written in the same batch, so that those past the grace period
- * are found without scanning the data ({@link #purgeTombstonesBefore}).
+ * <p>Layout, in column families:
+ * <ul>
+ * <li>{@code records}: each key's newest version, a value or a tombstone ({@link RecordCodec}),
+ * so a read is one look-up;
+ * <li>{@code tombstones-by-time}: the tombstones by their timestamp, so that those past the grace
+ * period are found without scanning the data ({@link #purgeTombstonesBefore});
+ * <li>{@code by-token}: every key by its position on the hash ring, with its version (timestamp and
+ * whether it is a tombstone), so that the keys of a token range, and a digest of them, come
+ * from one short scan ({@link #openTokenRange}, {@link #digest}): what repair and data movement use;
+ * <li>{@code hints}: writes waiting for a replica that missed them ({@link #hints});
+ * <li>{@code meta}: the node's own small facts (its state, repair times), {@link #meta}.
+ * </ul>
+ * The indexes change in the same atomic batch as the record they index.
  *
  * <p>Writes keep the newest version only, by the version order given at open: a replica that
  * receives an older write than it holds (reordered or retried) leaves its record alone. They are a
@@ -67,7 +77,11 @@ public final class RocksStore implements AutoCloseable {
 
     private static final byte[] RECORDS = "records".getBytes(StandardCharsets.UTF_8);
     private static final byte[] TOMBSTONES_BY_TIME = "tombstones-by-time".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] BY_TOKEN = "by-token".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] HINTS = "hints".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] META = "meta".getBytes(StandardCharsets.UTF_8);
     private static final int TIMESTAMP_BYTES = 8;
+    private static final byte[] NOTHING = new byte[0];
 
     static {
         RocksDB.loadLibrary();
@@ -96,6 +110,10 @@ public final class RocksStore implements AutoCloseable {
     private final RocksDB db;
     private final ColumnFamilyHandle records;
     private final ColumnFamilyHandle tombstonesByTime;
+    private final ColumnFamilyHandle byToken;
+    private final ColumnFamilyHandle hints;
+    private final ColumnFamilyHandle meta;
+    private final ToLongFunction<byte[]> token;
     private final WriteQueue writes;
 
     /** Operations hold it shared; {@link #close()} takes it exclusively, so no native call outlives the handle. */
@@ -108,6 +126,7 @@ public final class RocksStore implements AutoCloseable {
 
     private RocksStore(StorageSettings settings, Comparator<Record> versionOrder) throws RocksDBException {
         this.versionOrder = versionOrder;
+        this.token = settings.token();
         // Off-heap and shared by both column families: the JVM heap (-Xmx256m) does not hold it,
         // so it is sized against the container's memory beside the heap. HyperClockCache looks up
         // without locks, which lets event loops read from it (getIfCached).
@@ -168,16 +187,26 @@ public final class RocksStore implements AutoCloseable {
         descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, recordOptions));
         descriptors.add(new ColumnFamilyDescriptor(RECORDS, recordOptions));
         descriptors.add(new ColumnFamilyDescriptor(TOMBSTONES_BY_TIME, indexOptions));
+        descriptors.add(new ColumnFamilyDescriptor(BY_TOKEN, indexOptions));
+        descriptors.add(new ColumnFamilyDescriptor(HINTS, indexOptions));
+        descriptors.add(new ColumnFamilyDescriptor(META, indexOptions));
         List<byte[]> previousLayout = PreviousLayout.columnFamilies(existing);
         previousLayout.forEach(name -> descriptors.add(new ColumnFamilyDescriptor(name, recordOptions)));
+        boolean tokenIndexIsNew = !existing.isEmpty() && existing.stream().noneMatch(name -> Arrays.equals(name, BY_TOKEN));
         List<ColumnFamilyHandle> handles = new ArrayList<>();
         db = RocksDB.open(dbOptions, directory.toString(), descriptors, handles);
         // The default family exists because RocksDB requires it; nothing is stored there.
         handles.get(0).close();
         records = handles.get(1);
         tombstonesByTime = handles.get(2);
+        byToken = handles.get(3);
+        hints = handles.get(4);
+        meta = handles.get(5);
         if (!previousLayout.isEmpty()) {
-            PreviousLayout.migrate(this, handles.subList(3, handles.size()));
+            PreviousLayout.migrate(this, handles.subList(6, handles.size()));
+        } else if (tokenIndexIsNew) {
+            // Records written by a version without the index: index them once.
+            PreviousLayout.indexTokens(this);
         }
         writes = new WriteQueue(this, settings.writeQueueSize());
     }
@@ -247,7 +276,7 @@ public final class RocksStore implements AutoCloseable {
      *         fails with {@link StorageOverloadedException} at once when too many writes wait
      */
     public CompletableFuture<Boolean> apply(byte[] key, Record record) {
-        return writes.submit(new WriteQueue.Write(key, record, false));
+        return writes.submit(new WriteQueue.Write(WriteQueue.Kind.RECORD, key, record, null));
     }
 
     /**
@@ -255,7 +284,7 @@ public final class RocksStore implements AutoCloseable {
      * replaced it meanwhile); through the writer, like every change.
      */
     CompletableFuture<Boolean> purge(byte[] key, Record tombstone) {
-        return writes.submit(new WriteQueue.Write(key, tombstone, true));
+        return writes.submit(new WriteQueue.Write(WriteQueue.Kind.PURGE, key, tombstone, null));
     }
 
     /**
@@ -271,25 +300,12 @@ public final class RocksStore implements AutoCloseable {
             try (WriteBatch rocks = new WriteBatch()) {
                 for (int i = 0; i < batch.size(); i++) {
                     WriteQueue.Write write = batch.get(i);
-                    ByteBuffer id = ByteBuffer.wrap(write.key());
-                    Record current = pending.containsKey(id) ? pending.get(id) : decode(db.get(records, write.key()));
-                    Record next = write.purge() ? purged(current, write.record()) : newer(current, write.record());
-                    if (next == current) {
-                        continue;
-                    }
-                    changed[i] = true;
-                    pending.put(id, next);
-                    if (current != null && current.tombstone()) {
-                        rocks.delete(tombstonesByTime, indexKey(current.timestamp(), write.key()));
-                    }
-                    if (next == null) {
-                        rocks.delete(records, write.key());
-                    } else {
-                        rocks.put(records, write.key(), RecordCodec.encode(next));
-                        if (next.tombstone()) {
-                            rocks.put(tombstonesByTime, indexKey(next.timestamp(), write.key()), new byte[0]);
-                        }
-                    }
+                    changed[i] = switch (write.kind()) {
+                        case RECORD, PURGE -> commitRecord(write, pending, rocks);
+                        case HINT_PUT -> put(rocks, hints, write.key(), write.bytes());
+                        case HINT_DELETE -> delete(rocks, hints, write.key());
+                        case META_PUT -> put(rocks, meta, write.key(), write.bytes());
+                    };
                 }
                 if (rocks.count() > 0) {
                     db.write(writeOptions, rocks);
@@ -297,6 +313,44 @@ public final class RocksStore implements AutoCloseable {
             }
             return changed;
         });
+    }
+
+    /** A record write or purge, with its indexes, against the store and the batch so far. */
+    private boolean commitRecord(WriteQueue.Write write, Map<ByteBuffer, Record> pending, WriteBatch rocks)
+            throws RocksDBException {
+        byte[] key = write.key();
+        ByteBuffer id = ByteBuffer.wrap(key);
+        Record current = pending.containsKey(id) ? pending.get(id) : decode(db.get(records, key));
+        Record next = write.kind() == WriteQueue.Kind.PURGE ? purged(current, write.record()) : newer(current, write.record());
+        if (next == current) {
+            return false;
+        }
+        pending.put(id, next);
+        if (current != null && current.tombstone()) {
+            rocks.delete(tombstonesByTime, indexKey(current.timestamp(), key));
+        }
+        byte[] tokenKey = tokenKey(token.applyAsLong(key), key);
+        if (next == null) {
+            rocks.delete(records, key);
+            rocks.delete(byToken, tokenKey);
+        } else {
+            rocks.put(records, key, RecordCodec.encode(next));
+            rocks.put(byToken, tokenKey, version(next));
+            if (next.tombstone()) {
+                rocks.put(tombstonesByTime, indexKey(next.timestamp(), key), NOTHING);
+            }
+        }
+        return true;
+    }
+
+    private static boolean put(WriteBatch rocks, ColumnFamilyHandle family, byte[] key, byte[] value) throws RocksDBException {
+        rocks.put(family, key, value);
+        return true;
+    }
+
+    private static boolean delete(WriteBatch rocks, ColumnFamilyHandle family, byte[] key) throws RocksDBException {
+        rocks.delete(family, key);
+        return true;
     }
 
     /** The record to keep: the incoming one if it is newer, else the current one (the same object). */
@@ -310,6 +364,166 @@ public final class RocksStore implements AutoCloseable {
 
     private static byte[] indexKey(long timestamp, byte[] key) {
         return ByteBuffer.allocate(TIMESTAMP_BYTES + key.length).putLong(timestamp).put(key).array();
+    }
+
+    // ---- the token index: what repair and data movement read ----------------------------------
+
+    /**
+     * A key's place in the token index: its token with the sign bit flipped, big-endian, so that
+     * RocksDB's byte order is the ring's (signed) order, then the key.
+     */
+    static byte[] tokenKey(long token, byte[] key) {
+        return ByteBuffer.allocate(8 + key.length).putLong(token ^ Long.MIN_VALUE).put(key).array();
+    }
+
+    private static long tokenOf(byte[] tokenKey) {
+        return ByteBuffer.wrap(tokenKey).getLong() ^ Long.MIN_VALUE;
+    }
+
+    /** A version as the index keeps it: 1 byte, tombstone or not; 8 bytes of timestamp. */
+    private static byte[] version(Record record) {
+        return ByteBuffer.allocate(9).put((byte) (record.tombstone() ? 1 : 0)).putLong(record.timestamp()).array();
+    }
+
+    private static Record versionRecord(byte[] version) {
+        ByteBuffer buffer = ByteBuffer.wrap(version);
+        boolean tombstone = buffer.get() == 1;
+        long timestamp = buffer.getLong();
+        return tombstone ? Record.tombstone(timestamp) : Record.value(timestamp, NOTHING);
+    }
+
+    /** A digest of the keys in a token interval: equal on two replicas when they hold the same versions. */
+    public record Digest(long hash, long keys) {
+    }
+
+    /**
+     * The digest of the keys with a token in {@code [low, high]} (signed, inclusive): the XOR of one
+     * hash per key and version, so that it does not depend on order. Blocking.
+     */
+    public Digest digest(long low, long high) {
+        return guarded(() -> {
+            long hash = 0;
+            long keys = 0;
+            try (TokenScan scan = new TokenScan(low, high)) {
+                for (byte[][] entry = scan.next(); entry != null; entry = scan.next()) {
+                    hash ^= VersionHash.of(entry[0], entry[1]);
+                    keys++;
+                }
+            }
+            return new Digest(hash, keys);
+        });
+    }
+
+    /**
+     * The keys with a token in {@code [low, high]} in token order, each with its version only: a
+     * {@link Record} with the timestamp and tombstone flag and an empty value. The caller closes it.
+     */
+    public RecordCursor openTokenRange(long low, long high) {
+        TokenScan scan = guarded(() -> new TokenScan(low, high));
+        return new RecordCursor() {
+            @Override
+            public KeyedRecord next() {
+                byte[][] entry = guarded(scan::next);
+                if (entry == null) {
+                    return null;
+                }
+                byte[] key = Arrays.copyOfRange(entry[0], 8, entry[0].length);
+                return new KeyedRecord(key, versionRecord(entry[1]));
+            }
+
+            @Override
+            public void close() {
+                scan.close();
+            }
+        };
+    }
+
+    /** An iterator over the token index between two tokens; entries are {index key, version}. */
+    private final class TokenScan implements AutoCloseable {
+        private final long high;
+        private final ReadOptions options = new ReadOptions().setFillCache(false);
+        private final RocksIterator iterator;
+        private boolean closed;
+
+        TokenScan(long low, long high) {
+            this.high = high;
+            iterator = db.newIterator(byToken, options);
+            iterator.seek(ByteBuffer.allocate(8).putLong(low ^ Long.MIN_VALUE).array());
+        }
+
+        byte[][] next() throws RocksDBException {
+            if (closed || !iterator.isValid()) {
+                iterator.status();
+                return null;
+            }
+            byte[] key = iterator.key();
+            if (tokenOf(key) > high) {
+                return null;
+            }
+            byte[][] entry = {key, iterator.value()};
+            iterator.next();
+            return entry;
+        }
+
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                iterator.close();
+                options.close();
+            }
+        }
+    }
+
+    // ---- hints and the node's own facts --------------------------------------------------------
+
+    /** Stores a hint; never blocks. */
+    public CompletableFuture<Boolean> putHint(byte[] hintKey, byte[] value) {
+        return writes.submit(new WriteQueue.Write(WriteQueue.Kind.HINT_PUT, hintKey, null, value));
+    }
+
+    /** Drops a hint; never blocks. */
+    public CompletableFuture<Boolean> deleteHint(byte[] hintKey) {
+        return writes.submit(new WriteQueue.Write(WriteQueue.Kind.HINT_DELETE, hintKey, null, null));
+    }
+
+    /**
+     * The hints with keys that start with {@code prefix}, in key order, from {@code after}
+     * (exclusive; null: from the first), at most {@code max}. Blocking.
+     */
+    public List<byte[][]> hints(byte[] prefix, byte[] after, int max) {
+        return guarded(() -> {
+            List<byte[][]> found = new ArrayList<>();
+            try (RocksIterator iterator = db.newIterator(hints)) {
+                iterator.seek(after == null ? prefix : after);
+                if (after != null && iterator.isValid() && Arrays.equals(iterator.key(), after)) {
+                    iterator.next();
+                }
+                for (; iterator.isValid() && found.size() < max; iterator.next()) {
+                    byte[] key = iterator.key();
+                    if (!startsWith(key, prefix)) {
+                        break;
+                    }
+                    found.add(new byte[][] {key, iterator.value()});
+                }
+                iterator.status();
+            }
+            return found;
+        });
+    }
+
+    private static boolean startsWith(byte[] bytes, byte[] prefix) {
+        return bytes.length >= prefix.length && Arrays.equals(bytes, 0, prefix.length, prefix, 0, prefix.length);
+    }
+
+    /** Stores one of the node's own facts; never blocks. */
+    public CompletableFuture<Boolean> putMeta(String key, byte[] value) {
+        return writes.submit(new WriteQueue.Write(WriteQueue.Kind.META_PUT, key.getBytes(StandardCharsets.UTF_8), null, value));
+    }
+
+    /** One of the node's own facts. Blocking (RocksDB), but short: read at start and by background work. */
+    public Optional<byte[]> meta(String key) {
+        return guarded(() -> Optional.ofNullable(db.get(meta, key.getBytes(StandardCharsets.UTF_8))));
     }
 
     // ---- tombstones ----------------------------------------------------------------------------
@@ -427,10 +641,11 @@ public final class RocksStore implements AutoCloseable {
     public void compact() {
         guarded(() -> {
             try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
-                db.flush(flush, List.of(records, tombstonesByTime));
+                db.flush(flush, List.of(records, tombstonesByTime, byToken, hints, meta));
             }
-            db.compactRange(records);
-            db.compactRange(tombstonesByTime);
+            for (ColumnFamilyHandle family : List.of(records, tombstonesByTime, byToken, hints)) {
+                db.compactRange(family);
+            }
             return null;
         });
     }
@@ -483,6 +698,9 @@ public final class RocksStore implements AutoCloseable {
             openCursors.clear();
             records.close();
             tombstonesByTime.close();
+            byToken.close();
+            hints.close();
+            meta.close();
             try {
                 db.syncWal();
             } catch (RocksDBException e) {
@@ -555,8 +773,9 @@ public final class RocksStore implements AutoCloseable {
                         byte[] stored = iterator.value();
                         Record record = RecordCodec.decode(Arrays.copyOf(stored, stored.length - TTL_SUFFIX));
                         batch.put(store.records, iterator.key(), RecordCodec.encode(record));
+                        batch.put(store.byToken, tokenKey(store.token.applyAsLong(iterator.key()), iterator.key()), version(record));
                         if (record.tombstone()) {
-                            batch.put(store.tombstonesByTime, indexKey(record.timestamp(), iterator.key()), new byte[0]);
+                            batch.put(store.tombstonesByTime, indexKey(record.timestamp(), iterator.key()), NOTHING);
                         }
                         moved++;
                         if (batch.count() >= BATCH) {
@@ -575,6 +794,29 @@ public final class RocksStore implements AutoCloseable {
                 family.close();
             }
             log.info("moved {} records from the previous storage layout (live, tombstones) into 'records'", moved);
+        }
+
+        /** Builds the token index of a store whose records were written before it existed. */
+        static void indexTokens(RocksStore store) throws RocksDBException {
+            long indexed = 0;
+            try (RocksIterator iterator = store.db.newIterator(store.records);
+                    WriteOptions options = new WriteOptions().setSync(true)) {
+                WriteBatch batch = new WriteBatch();
+                for (iterator.seekToFirst(); iterator.isValid(); iterator.next()) {
+                    Record record = RecordCodec.decode(iterator.value());
+                    batch.put(store.byToken, tokenKey(store.token.applyAsLong(iterator.key()), iterator.key()), version(record));
+                    indexed++;
+                    if (batch.count() >= BATCH) {
+                        store.db.write(options, batch);
+                        batch.close();
+                        batch = new WriteBatch();
+                    }
+                }
+                iterator.status();
+                store.db.write(options, batch);
+                batch.close();
+            }
+            log.info("indexed {} records by token", indexed);
         }
     }
 }

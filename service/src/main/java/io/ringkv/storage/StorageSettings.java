@@ -1,6 +1,7 @@
 package io.ringkv.storage;
 
 import java.nio.file.Path;
+import java.util.function.ToLongFunction;
 
 /**
  * What {@link RocksStore} needs to open, free of Spring so that the store is tested on its own.
@@ -9,6 +10,8 @@ import java.nio.file.Path;
  * @param blockCacheBytes       the shared cache for uncompressed data, index and filter blocks
  * @param syncWrites            fsync the write-ahead log before acknowledging a write
  * @param writeQueueSize        writes that may wait for the writer; more are refused at once
+ * @param token                 a key's position on the hash ring, by which the token index orders keys
  */
-public record StorageSettings(Path directory, long blockCacheBytes, boolean syncWrites, int writeQueueSize) {
+public record StorageSettings(Path directory, long blockCacheBytes, boolean syncWrites, int writeQueueSize,
+        ToLongFunction<byte[]> token) {
 }

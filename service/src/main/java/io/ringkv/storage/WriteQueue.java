@@ -23,10 +23,24 @@ final class WriteQueue implements AutoCloseable {
     /** The most writes one batch takes, so that the first of them is not kept waiting long. */
     private static final int MAX_BATCH = 1024;
 
-    /** A change to commit: a write, or the purge of a tombstone that must still be the record. */
-    record Write(byte[] key, Record record, boolean purge, CompletableFuture<Boolean> done) {
-        Write(byte[] key, Record record, boolean purge) {
-            this(key, record, purge, new CompletableFuture<>());
+    /** What a change does. */
+    enum Kind {
+        /** Store the record unless a newer one is held. */
+        RECORD,
+        /** Drop the key's record if it is still exactly this tombstone. */
+        PURGE,
+        /** Put the bytes under the key in the hints. */
+        HINT_PUT,
+        /** Drop the key from the hints. */
+        HINT_DELETE,
+        /** Put the bytes under the key in the node's own metadata. */
+        META_PUT
+    }
+
+    /** A change to commit, and the future that completes with whether it changed anything. */
+    record Write(Kind kind, byte[] key, Record record, byte[] bytes, CompletableFuture<Boolean> done) {
+        Write(Kind kind, byte[] key, Record record, byte[] bytes) {
+            this(kind, key, record, bytes, new CompletableFuture<>());
         }
     }
 

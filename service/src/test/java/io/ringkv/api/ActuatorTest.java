@@ -8,6 +8,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 import io.ringkv.support.TestNode;
@@ -59,6 +60,20 @@ class ActuatorTest {
                     .contains("ringkv_storage_sst_live_bytes")
                     .contains("ringkv_storage_block_cache_hit_ratio")
                     .contains("ringkv_storage_compaction_pending_bytes");
+            // The write at 1/2 missed the absent member: its coordinator keeps it as a hint.
+            String absent = "http://127.0.0.1:" + absentPeer;
+            assertThat(metrics).contains("ringkv_hints_stored_total", "ringkv_hints_pending ", "ringkv_repair_keys_total{");
+            management.get().uri("/actuator/repair").exchange().expectStatus().isOk()
+                    .expectBody()
+                    .jsonPath("$.hintsPending['" + absent + "']").isEqualTo(1)
+                    .jsonPath("$.repair.interval").isEqualTo("PT5M");
+            management.post().uri("/actuator/repair").contentType(MediaType.APPLICATION_JSON)
+                    .bodyValue(Map.of("peer", "http://127.0.0.1:1")).exchange().expectStatus().isBadRequest();
+            management.post().uri("/actuator/repair").contentType(MediaType.APPLICATION_JSON)
+                    .bodyValue(Map.of("peer", absent)).exchange().expectStatus().isOk()
+                    .expectBody().jsonPath("$.peers[0]").isEqualTo(absent);
+            management.get().uri("/actuator/repair").exchange().expectStatus().isOk()
+                    .expectBody().jsonPath("$.repair.needFullRepair[0]").isEqualTo(absent);
             // The public port does not serve Actuator when it has a port of its own.
             node.client().get().uri("/actuator/health").exchange().expectStatus().isNotFound();
         }

@@ -13,6 +13,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +32,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.ringkv.ring.HashRing;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordCursor;
@@ -238,6 +240,25 @@ class PeerProtocolTest {
     }
 
     /** Before the handshake a frame may be 4 KiB: a larger one ends the connection at once. */
+    /** The messages repair is built on: a peer's status, digests, a token-ordered scan, a finished repair. */
+    @Test
+    void repairMessagesGoOverTheWire() {
+        server();
+        for (int i = 0; i < 50; i++) {
+            store.put(bytes("t" + i), Record.value(i + 1, new byte[20]));
+        }
+        PeerClient client = client();
+        assertThat(client.ping().block(WAIT)).isEqualTo(new PeerStatus(1, 42));
+        long[] digests = client.digest(new long[] {Long.MIN_VALUE, -1, 0, Long.MAX_VALUE}).block(WAIT);
+        assertThat(digests).hasSize(4);
+        assertThat(digests[1] + digests[3]).as("keys in both halves of the token space").isEqualTo(50);
+        assertThat(digests[0] + digests[2]).as("the sum of the timestamps").isEqualTo(50 * 51 / 2);
+        List<KeyedRecord> scanned = client.tokenScan(Long.MIN_VALUE, Long.MAX_VALUE).collectList().block(WAIT);
+        assertThat(scanned).extracting(entry -> HashRing.token(entry.key())).hasSize(50).isSorted();
+        client.repaired(1234L).block(WAIT);
+        assertThat(store.repairedAt).hasValue(1234L);
+    }
+
     @Test
     void aFrameOverTheLimitEndsTheConnection() throws IOException {
         server();
@@ -331,6 +352,7 @@ class PeerProtocolTest {
         final AtomicLong cursorReads = new AtomicLong();
         final AtomicInteger openCursors = new AtomicInteger();
         volatile boolean jitter;
+        final AtomicLong repairedAt = new AtomicLong();
 
         void put(byte[] key, Record record) {
             records.put(key, record);
@@ -396,6 +418,52 @@ class PeerProtocolTest {
                     }
                 }
             };
+        }
+
+        @Override
+        public PeerStatus status() {
+            return new PeerStatus(1, 42);
+        }
+
+        @Override
+        public void repaired(String peer, long startedMillis) {
+            repairedAt.set(startedMillis);
+        }
+
+        /** A plain digest: how many keys, and the sum of their timestamps. */
+        @Override
+        public long[] digest(long[] intervals) {
+            long[] digests = new long[intervals.length];
+            for (int i = 0; i < intervals.length; i += 2) {
+                for (var entry : inTokens(intervals[i], intervals[i + 1])) {
+                    digests[i] += entry.record().timestamp();
+                    digests[i + 1]++;
+                }
+            }
+            return digests;
+        }
+
+        @Override
+        public RecordCursor openTokenRange(long low, long high) {
+            Iterator<KeyedRecord> entries = inTokens(low, high).iterator();
+            return new RecordCursor() {
+                @Override
+                public KeyedRecord next() {
+                    return entries.hasNext() ? entries.next() : null;
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+        }
+
+        private List<KeyedRecord> inTokens(long low, long high) {
+            return records.entrySet().stream()
+                    .filter(entry -> HashRing.token(entry.getKey()) >= low && HashRing.token(entry.getKey()) <= high)
+                    .sorted(Comparator.comparingLong(entry -> HashRing.token(entry.getKey())))
+                    .map(entry -> new KeyedRecord(entry.getKey(), entry.getValue()))
+                    .toList();
         }
     }
 

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class HybridClockTest {
 
     private final AtomicLong wallClock = new AtomicLong(1_700_000_000_000L);
-    private final HybridClock clock = new HybridClock(wallClock::get);
+    private final HybridClock clock = new HybridClock(wallClock::get, 500);
 
     @Test
     void followsPhysicalTime() {
@@ -38,7 +38,7 @@ class HybridClockTest {
 
     @Test
     void ordersAfterAnyObservedTimestamp() {
-        long remote = (1_700_000_000_000L + 10_000) << HybridClock.LOGICAL_BITS;
+        long remote = (1_700_000_000_000L + 400) << HybridClock.LOGICAL_BITS;
         clock.observe(remote);
         assertThat(clock.now()).isGreaterThan(remote);
         clock.observe(5);
@@ -46,8 +46,25 @@ class HybridClockTest {
     }
 
     @Test
+    void refusesATimestampFurtherAheadThanTheMaxOffset() {
+        long tooFar = (1_700_000_000_000L + 501) << HybridClock.LOGICAL_BITS;
+        long justWithin = (1_700_000_000_000L + 500) << HybridClock.LOGICAL_BITS;
+        assertThat(clock.observe(tooFar)).isFalse();
+        assertThat(clock.now()).as("a refused timestamp drags nothing along").isLessThan(tooFar);
+        assertThat(clock.observe(justWithin)).isTrue();
+        assertThat(clock.now()).isGreaterThan(justWithin);
+    }
+
+    @Test
+    void timestampAtIsTheFirstTimestampOfThatMillisecond() {
+        long at = HybridClock.timestampAt(1_700_000_000_123L);
+        assertThat(HybridClock.physicalMillisOf(at)).isEqualTo(1_700_000_000_123L);
+        assertThat(HybridClock.physicalMillisOf(at - 1)).isEqualTo(1_700_000_000_122L);
+    }
+
+    @Test
     void staysMonotonicUnderConcurrentUse() throws InterruptedException {
-        HybridClock real = HybridClock.system();
+        HybridClock real = HybridClock.system(500);
         long[][] seen = new long[4][10_000];
         Thread[] threads = new Thread[4];
         for (int t = 0; t < threads.length; t++) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
@@ -21,6 +22,7 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.TtlDB;
 
 import io.ringkv.replication.LastWriteWins;
+import io.ringkv.ring.HashRing;
 
 class RocksStoreTest {
 
@@ -30,7 +32,7 @@ class RocksStoreTest {
     private RocksStore store;
 
     private RocksStore open() {
-        store = RocksStore.open(new StorageSettings(dir, 8 * 1024 * 1024, false, 10_000), LastWriteWins.ORDER);
+        store = RocksStore.open(new StorageSettings(dir, 8 * 1024 * 1024, false, 10_000, HashRing::token), LastWriteWins.ORDER);
         return store;
     }
 
@@ -189,6 +191,58 @@ class RocksStoreTest {
      * A data directory of the previous layout (two column families, live and tombstones, through
      * RocksDB's TtlDB, which appends 4 bytes of write time to each value) opens with every record.
      */
+    /** Two stores with the same keys and versions have the same digest, whatever the values or order. */
+    @Test
+    void theTokenIndexDigestsKeysAndVersions() throws Exception {
+        open();
+        for (int i = 0; i < 200; i++) {
+            apply("k" + i, Record.value(i + 1, b("v" + i)));
+        }
+        apply("gone", Record.tombstone(500));
+        RocksStore.Digest all = store.digest(Long.MIN_VALUE, Long.MAX_VALUE);
+        assertThat(all.keys()).isEqualTo(201);
+        RocksStore.Digest low = store.digest(Long.MIN_VALUE, -1);
+        RocksStore.Digest high = store.digest(0, Long.MAX_VALUE);
+        assertThat(low.keys() + high.keys()).isEqualTo(201);
+        assertThat(low.hash() ^ high.hash()).as("XOR: the halves make the whole").isEqualTo(all.hash());
+
+        List<KeyedRecord> scanned = new ArrayList<>();
+        try (RecordCursor cursor = store.openTokenRange(Long.MIN_VALUE, Long.MAX_VALUE)) {
+            for (KeyedRecord next = cursor.next(); next != null; next = cursor.next()) {
+                scanned.add(next);
+            }
+        }
+        assertThat(scanned).hasSize(201).extracting(entry -> HashRing.token(entry.key())).isSorted();
+        KeyedRecord gone = scanned.stream().filter(entry -> Arrays.equals(entry.key(), b("gone"))).findFirst().orElseThrow();
+        assertThat(gone.record().tombstone()).isTrue();
+        assertThat(gone.record().timestamp()).isEqualTo(500);
+
+        apply("k7", Record.value(1000, b("newer")));
+        assertThat(store.digest(Long.MIN_VALUE, Long.MAX_VALUE).hash()).as("a new version changes the digest").isNotEqualTo(all.hash());
+        assertThat(store.digest(Long.MIN_VALUE, Long.MAX_VALUE).keys()).as("but not the count").isEqualTo(201);
+    }
+
+    @Test
+    void hintsAndFactsSurviveAReopen() {
+        open();
+        for (int i = 0; i < 5; i++) {
+            store.putHint(b("peer-a\0" + i), b("hint" + i)).join();
+        }
+        store.putHint(b("peer-b\0" + 0), b("other")).join();
+        store.putMeta("fact", b("kept")).join();
+        store.close();
+        open();
+        List<byte[][]> first = store.hints(b("peer-a\0"), null, 3);
+        assertThat(first).hasSize(3);
+        List<byte[][]> rest = store.hints(b("peer-a\0"), first.get(2)[0], 10);
+        assertThat(rest).extracting(hint -> new String(hint[1], StandardCharsets.UTF_8)).containsExactly("hint3", "hint4");
+        store.deleteHint(first.get(0)[0]).join();
+        assertThat(store.hints(b("peer-a\0"), null, 10)).hasSize(4);
+        assertThat(store.hints(new byte[0], null, 10)).as("both peers' hints").hasSize(5);
+        assertThat(store.meta("fact")).map(bytes -> new String(bytes, StandardCharsets.UTF_8)).contains("kept");
+        assertThat(store.get(b("peer-a\0" + 1))).as("hints are not records").isEmpty();
+    }
+
     @Test
     void movesTheRecordsOfThePreviousLayoutAtTheFirstOpen() throws Exception {
         List<ColumnFamilyHandle> handles = new ArrayList<>();
@@ -205,12 +259,13 @@ class RocksStoreTest {
         open();
         assertThat(store.get(b("kept"))).contains(Record.value(7, b("seven")));
         assertThat(store.get(b("deleted"))).contains(Record.tombstone(8));
+        assertThat(store.digest(Long.MIN_VALUE, Long.MAX_VALUE).keys()).as("both are in the token index").isEqualTo(2);
         assertThat(store.purgeTombstonesBefore(9)).as("the tombstone is indexed too").isEqualTo(1);
         store.close();
         try (Options options = new Options()) {
             assertThat(RocksDB.listColumnFamilies(options, dir.toString()))
                     .extracting(name -> new String(name, StandardCharsets.UTF_8))
-                    .containsExactlyInAnyOrder("default", "records", "tombstones-by-time");
+                    .containsExactlyInAnyOrder("default", "records", "tombstones-by-time", "by-token", "hints", "meta");
         }
         store = null;
     }
@@ -230,7 +285,7 @@ class RocksStoreTest {
     @Test
     void refusesASecondOpenOfTheSameDirectory() {
         open();
-        assertThatThrownBy(() -> RocksStore.open(new StorageSettings(dir, 1024 * 1024, false, 10), LastWriteWins.ORDER))
+        assertThatThrownBy(() -> RocksStore.open(new StorageSettings(dir, 1024 * 1024, false, 10, HashRing::token), LastWriteWins.ORDER))
                 .isInstanceOf(StorageException.class)
                 .hasMessageContaining(dir.toString());
     }

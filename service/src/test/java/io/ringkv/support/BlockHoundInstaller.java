@@ -42,9 +42,19 @@ public final class BlockHoundInstaller implements TestExecutionListener {
                 .allowBlockingCallsInside(BOUNDED_ELASTIC_EXECUTOR, "submit")
                 .allowBlockingCallsInside(BOUNDED_ELASTIC_EXECUTOR, "execute")
                 .blockingMethodCallback(method -> {
-                    VIOLATIONS.add(method + " on " + Thread.currentThread().getName());
+                    VIOLATIONS.add(method + " on " + Thread.currentThread().getName() + " in " + callers());
                     throw new BlockingOperationError(method);
                 }));
+    }
+
+    /** Where the blocking call was made: the top of its stack, enough to find it. */
+    private static String callers() {
+        return java.util.Arrays.stream(new Throwable().getStackTrace())
+                .filter(frame -> !frame.getClassName().startsWith("reactor.blockhound") && !frame.getClassName().startsWith("io.ringkv.support."))
+                .limit(14)
+                .map(StackTraceElement::toString)
+                .toList()
+                .toString();
     }
 
     /** The blocking calls seen on non-blocking threads since the tests started. */

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.ringkv.replication.LastWriteWins;
+import io.ringkv.ring.HashRing;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.StorageSettings;
@@ -36,7 +37,7 @@ class BlockHoundTest {
 
     @Test
     void aStoreCallOnANonBlockingThreadIsCaught() {
-        try (RocksStore store = RocksStore.open(new StorageSettings(dir, 1 << 20, false, 1000), LastWriteWins.ORDER)) {
+        try (RocksStore store = RocksStore.open(new StorageSettings(dir, 1 << 20, false, 1000, HashRing::token), LastWriteWins.ORDER)) {
             StepVerifier.create(Mono.fromCallable(() -> store.get(new byte[] {1})).subscribeOn(Schedulers.parallel()))
                     .expectErrorMatches(error -> error instanceof BlockingOperationError)
                     .verify(Duration.ofSeconds(5));
@@ -47,7 +48,7 @@ class BlockHoundTest {
     /** The cache-only read and the queued write never wait for the disk: allowed on any thread. */
     @Test
     void theCacheOnlyReadAndTheQueuedWriteAreNotBlocking() {
-        try (RocksStore store = RocksStore.open(new StorageSettings(dir, 1 << 20, false, 1000), LastWriteWins.ORDER)) {
+        try (RocksStore store = RocksStore.open(new StorageSettings(dir, 1 << 20, false, 1000, HashRing::token), LastWriteWins.ORDER)) {
             int mark = BlockHoundInstaller.violations().size();
             StepVerifier.create(Mono.fromCallable(() -> store.getIfCached(new byte[] {1}).known())
                             .then(Mono.fromFuture(() -> store.apply(new byte[] {2}, Record.value(1, new byte[] {3}))))

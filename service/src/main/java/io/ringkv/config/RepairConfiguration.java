@@ -1,0 +1,69 @@
+package io.ringkv.config;
+
+import java.time.Duration;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.ringkv.repair.AntiEntropy;
+import io.ringkv.repair.Hints;
+import io.ringkv.repair.RangeSync;
+import io.ringkv.repair.RepairEndpoint;
+import io.ringkv.repair.RepairLedger;
+import io.ringkv.repair.Throttle;
+import io.ringkv.replication.HybridClock;
+import io.ringkv.replication.LocalReplica;
+import io.ringkv.replication.ReplicaDirectory;
+import io.ringkv.ring.ClusterMembership;
+import io.ringkv.storage.RocksStore;
+import reactor.core.scheduler.Scheduler;
+
+/** How replicas converge: hints for the writes a replica missed, anti-entropy for the rest. */
+@Configuration(proxyBeanMethods = false)
+public class RepairConfiguration {
+
+    @Bean
+    RepairLedger repairLedger(RocksStore store) {
+        return new RepairLedger(store);
+    }
+
+    @Bean
+    Hints hints(RocksStore store, Scheduler storageScheduler, ReplicaDirectory replicaDirectory, RepairLedger repairLedger,
+            RingkvProperties properties, MeterRegistry meters) {
+        var hints = properties.hints();
+        SettingsValidator.positive("ringkv.hints.window", hints.window().toMillis());
+        SettingsValidator.positive("ringkv.hints.max-size", hints.maxSize().toBytes());
+        SettingsValidator.positive("ringkv.hints.replay-rate", hints.replayRate().toBytes());
+        var settings = new Hints.Settings(hints.window(), hints.maxSize().toBytes(), hints.replayRate().toBytes());
+        return new Hints(store, storageScheduler, settings, replicaDirectory::remote, repairLedger,
+                System::currentTimeMillis, meters);
+    }
+
+    @Bean
+    RepairEndpoint repairEndpoint(AntiEntropy antiEntropy, Hints hints) {
+        return new RepairEndpoint(antiEntropy, hints);
+    }
+
+    @Bean
+    RangeSync rangeSync(LocalReplica localReplica, RocksStore store, Scheduler storageScheduler, HybridClock hybridClock,
+            RingkvProperties properties, MeterRegistry meters) {
+        long rate = properties.repair().rate().toBytes();
+        SettingsValidator.positive("ringkv.repair.rate", rate);
+        return new RangeSync(localReplica, store, storageScheduler, hybridClock, Throttle.of(rate), meters);
+    }
+
+    @Bean
+    AntiEntropy antiEntropy(ClusterMembership membership, ReplicaDirectory replicaDirectory, RangeSync rangeSync,
+            RepairLedger repairLedger, RingkvProperties properties, MeterRegistry meters) {
+        Duration interval = properties.repair().interval();
+        SettingsValidator.positive("ringkv.repair.interval", interval.toMillis());
+        if (interval.compareTo(properties.storage().tombstoneGracePeriod().dividedBy(2)) > 0) {
+            throw new InvalidSettingException("ringkv.repair.interval", "must be at most half of "
+                    + "ringkv.storage.tombstone-grace-period (" + properties.storage().tombstoneGracePeriod()
+                    + "), or a replica could miss a delete for longer than its tombstone is kept; got " + interval);
+        }
+        return new AntiEntropy(membership, replicaDirectory, rangeSync, repairLedger,
+                NodeConfiguration.replicationFactor(properties), interval, System::currentTimeMillis, meters);
+    }
+}

@@ -1,0 +1,98 @@
+package io.ringkv.repair;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.function.Predicate;
+
+import io.ringkv.ring.HashRing;
+import io.ringkv.ring.TokenRange;
+import io.ringkv.ring.TokenRange.Interval;
+
+/**
+ * Which tokens two members have to compare or move, as few inclusive intervals as possible. Plain
+ * Java over the rings: repair asks "the ranges both of us hold", data movement "the ranges I hold
+ * now that you will hold". Tokens compare as signed longs.
+ */
+public final class TokenIntervals {
+
+    private TokenIntervals() {
+    }
+
+    /**
+     * The ring cut at every point of every given ring: within one piece, each ring gives the same
+     * owners to all the tokens.
+     */
+    public static List<TokenRange> cut(HashRing... rings) {
+        TreeSet<Long> points = new TreeSet<>();
+        for (HashRing ring : rings) {
+            ring.ranges().forEach(range -> points.add(range.upTo()));
+        }
+        List<TokenRange> pieces = new ArrayList<>(points.size());
+        long previous = points.last();
+        for (long point : points) {
+            pieces.add(new TokenRange(previous, point));
+            previous = point;
+        }
+        return pieces;
+    }
+
+    /** Whether a member is among the first {@code factor} owners (or every member, if fewer) of a piece. */
+    public static boolean owns(HashRing ring, int factor, TokenRange piece, String member) {
+        return ring.members().contains(member)
+                && ring.replicasFor(piece, Math.min(factor, ring.size())).contains(member);
+    }
+
+    /** The pieces that pass the test, as sorted, merged intervals. */
+    public static List<Interval> where(List<TokenRange> pieces, Predicate<TokenRange> test) {
+        return coalesce(pieces.stream().filter(test).toList());
+    }
+
+    /** Sorted, non-overlapping intervals covering exactly the given ranges; adjacent ones merged. */
+    public static List<Interval> coalesce(Collection<TokenRange> ranges) {
+        List<Interval> intervals = new ArrayList<>();
+        ranges.forEach(range -> intervals.addAll(range.intervals()));
+        intervals.sort(Comparator.comparingLong(Interval::low));
+        List<Interval> merged = new ArrayList<>();
+        for (Interval next : intervals) {
+            Interval last = merged.isEmpty() ? null : merged.get(merged.size() - 1);
+            if (last != null && (last.high() == Long.MAX_VALUE || next.low() <= last.high() + 1)) {
+                merged.set(merged.size() - 1, new Interval(last.low(), Math.max(last.high(), next.high())));
+            } else {
+                merged.add(next);
+            }
+        }
+        return merged;
+    }
+
+    /** Splits an interval into at most {@code parts} consecutive ones of (nearly) equal width. */
+    public static List<Interval> split(Interval interval, int parts) {
+        // The width as an unsigned number: a whole-ring interval is 2^64 - 1 tokens wide.
+        long width = interval.high() - interval.low();
+        long step = Long.divideUnsigned(width, parts);
+        if (step == 0) {
+            return List.of(interval);
+        }
+        List<Interval> pieces = new ArrayList<>(parts);
+        long low = interval.low();
+        for (int i = 0; i < parts - 1; i++) {
+            long high = low + step - 1;
+            pieces.add(new Interval(low, high));
+            low = high + 1;
+        }
+        pieces.add(new Interval(low, interval.high()));
+        return pieces;
+    }
+
+    /** The intervals as the protocol sends them: low, high, low, high, ... */
+    public static long[] flatten(List<Interval> intervals) {
+        long[] bounds = new long[2 * intervals.size()];
+        for (int i = 0; i < intervals.size(); i++) {
+            bounds[2 * i] = intervals.get(i).low();
+            bounds[2 * i + 1] = intervals.get(i).high();
+        }
+        return bounds;
+    }
+}

@@ -1,0 +1,43 @@
+package io.ringkv.replication;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+
+import io.ringkv.ring.HashRing;
+
+/**
+ * Where a request's keys live, as of one moment: the rings of one request, taken once so that the
+ * replication factor is checked against the same ring the replicas come from. Reads ask the
+ * current owners; writes also go to the owners a key is moving to while members join or leave,
+ * and only the current owners count towards {@code ack}, since they are the ones reads ask.
+ *
+ * @param current the members that own data now (NORMAL and LEAVING)
+ * @param future  the members that will once joining and leaving finish (NORMAL and JOINING)
+ */
+public record Placement(HashRing current, HashRing future, Function<String, Replica> replicas) {
+
+    /** How many members own data: what {@code from} is checked against. */
+    public int size() {
+        return current.size();
+    }
+
+    /** The replicas a read of the key asks, its primary first. */
+    public List<Replica> readReplicas(byte[] key, int from) {
+        return current.replicasFor(key, from).stream().map(replicas).toList();
+    }
+
+    /** The replicas a write of the key goes to: the current ones first, then any it moves to. */
+    public List<Replica> writeReplicas(byte[] key, int from) {
+        if (future == current) {
+            return readReplicas(key, from);
+        }
+        Set<String> names = new LinkedHashSet<>(current.replicasFor(key, from));
+        names.addAll(future.replicasFor(key, Math.min(from, future.size())));
+        List<Replica> targets = new ArrayList<>(names.size());
+        names.forEach(name -> targets.add(replicas.apply(name)));
+        return targets;
+    }
+}

@@ -1,0 +1,27 @@
+package io.ringkv.replication;
+
+/**
+ * What a replica remembers of its convergence with its peers, as far as the replica side needs
+ * it: peers tell it when they finished a repair with it, and it tells them how far it has purged
+ * tombstones ({@code repair.RepairLedger} keeps both).
+ */
+public interface ReplicaHistory {
+
+    /** For a node that repairs nothing and purges nothing: tests, and a node without peers. */
+    ReplicaHistory NONE = new ReplicaHistory() {
+        @Override
+        public long purgedBefore() {
+            return 0;
+        }
+
+        @Override
+        public void repaired(String peer, long startedMillis) {
+        }
+    };
+
+    /** The highest timestamp below which this node may have purged tombstones. */
+    long purgedBefore();
+
+    /** A peer finished a repair with this node that it started at {@code startedMillis}. */
+    void repaired(String peer, long startedMillis);
+}

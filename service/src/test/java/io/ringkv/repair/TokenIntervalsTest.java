@@ -1,0 +1,73 @@
+package io.ringkv.repair;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.math.BigInteger;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import io.ringkv.ring.HashRing;
+import io.ringkv.ring.TokenRange;
+import io.ringkv.ring.TokenRange.Interval;
+
+class TokenIntervalsTest {
+
+    private static final BigInteger RING = BigInteger.ONE.shiftLeft(64);
+
+    private static BigInteger width(List<Interval> intervals) {
+        return intervals.stream()
+                .map(i -> BigInteger.valueOf(i.high()).subtract(BigInteger.valueOf(i.low())).add(BigInteger.ONE))
+                .reduce(BigInteger.ZERO, BigInteger::add);
+    }
+
+    @Test
+    void theCutPiecesCoverTheRingOnce() {
+        HashRing three = new HashRing(List.of("a", "b", "c"), 8);
+        HashRing four = new HashRing(List.of("a", "b", "c", "d"), 8);
+        List<TokenRange> pieces = TokenIntervals.cut(three, four);
+        assertThat(pieces).hasSize(32);
+        assertThat(width(TokenIntervals.coalesce(pieces))).isEqualTo(RING);
+        assertThat(TokenIntervals.coalesce(pieces)).containsExactly(new Interval(Long.MIN_VALUE, Long.MAX_VALUE));
+    }
+
+    @Test
+    void withEveryMemberAReplicaEachSharesTheWholeRing() {
+        HashRing three = new HashRing(List.of("a", "b", "c"), 16);
+        var shared = TokenIntervals.where(TokenIntervals.cut(three),
+                piece -> TokenIntervals.owns(three, 3, piece, "a") && TokenIntervals.owns(three, 3, piece, "b"));
+        assertThat(shared).containsExactly(new Interval(Long.MIN_VALUE, Long.MAX_VALUE));
+    }
+
+    @Test
+    void aJoiningMemberTakesAboutItsShareAndOnlyFromTheCurrentOwners() {
+        HashRing three = new HashRing(List.of("a", "b", "c"), 64);
+        HashRing four = new HashRing(List.of("a", "b", "c", "d"), 64);
+        List<TokenRange> pieces = TokenIntervals.cut(three, four);
+        var toD = TokenIntervals.where(pieces, piece -> TokenIntervals.owns(four, 2, piece, "d"));
+        double share = new java.math.BigDecimal(width(toD)).divide(new java.math.BigDecimal(RING)).doubleValue();
+        assertThat(share).as("d holds 2 of 4 replicas of each key: half the ring").isBetween(0.35, 0.65);
+        assertThat(TokenIntervals.owns(three, 2, pieces.get(0), "d")).isFalse();
+    }
+
+    @Test
+    void splitsIntoEqualPartsThatJoinUp() {
+        List<Interval> parts = TokenIntervals.split(new Interval(Long.MIN_VALUE, Long.MAX_VALUE), 16);
+        assertThat(parts).hasSize(16);
+        assertThat(parts.get(0).low()).isEqualTo(Long.MIN_VALUE);
+        assertThat(parts.get(15).high()).isEqualTo(Long.MAX_VALUE);
+        for (int i = 1; i < parts.size(); i++) {
+            assertThat(parts.get(i).low()).isEqualTo(parts.get(i - 1).high() + 1);
+        }
+        assertThat(TokenIntervals.split(new Interval(5, 7), 16)).containsExactly(new Interval(5, 7));
+    }
+
+    @Test
+    void aWrappingRangeIsTwoIntervalsAndMergesWithItsNeighbours() {
+        TokenRange wrap = new TokenRange(100, -100);
+        assertThat(wrap.intervals()).containsExactly(new Interval(Long.MIN_VALUE, -100), new Interval(101, Long.MAX_VALUE));
+        assertThat(TokenIntervals.coalesce(List.of(wrap, new TokenRange(-100, 100))))
+                .containsExactly(new Interval(Long.MIN_VALUE, Long.MAX_VALUE));
+        assertThat(TokenIntervals.flatten(wrap.intervals())).containsExactly(Long.MIN_VALUE, -100, 101, Long.MAX_VALUE);
+    }
+}

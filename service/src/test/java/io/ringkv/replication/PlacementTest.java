@@ -1,0 +1,76 @@
+package io.ringkv.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+
+import io.ringkv.ring.HashRing;
+import io.ringkv.storage.KeyedRecord;
+import io.ringkv.storage.Record;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+class PlacementTest {
+
+    private static final HashRing THREE = new HashRing(List.of("a", "b", "c"));
+    private static final HashRing FOUR = new HashRing(List.of("a", "b", "c", "d"));
+
+    private static List<String> names(List<Replica> replicas) {
+        return replicas.stream().map(Replica::name).toList();
+    }
+
+    private static Placement placement(HashRing current, HashRing future) {
+        return new Placement(current, future, name -> new NamedReplica(name));
+    }
+
+    @Test
+    void aSteadyRingWritesWhereItReads() {
+        Placement steady = placement(THREE, THREE);
+        byte[] key = "k".getBytes(StandardCharsets.UTF_8);
+        assertThat(names(steady.writeReplicas(key, 2))).isEqualTo(names(steady.readReplicas(key, 2)))
+                .isEqualTo(THREE.replicasFor(key, 2));
+        assertThat(steady.size()).isEqualTo(3);
+    }
+
+    @Test
+    void whileAMemberJoinsWritesAlsoGoToItsNewKeys() {
+        Placement joining = placement(THREE, FOUR);
+        int movedTo = 0;
+        for (int i = 0; i < 200; i++) {
+            byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+            List<String> writes = names(joining.writeReplicas(key, 2));
+            assertThat(writes.subList(0, 2)).as("the current owners first").isEqualTo(THREE.replicasFor(key, 2));
+            assertThat(writes).containsAll(FOUR.replicasFor(key, 2));
+            assertThat(names(joining.readReplicas(key, 2))).doesNotContain("d");
+            movedTo += writes.contains("d") ? 1 : 0;
+        }
+        assertThat(movedTo).as("d takes about half of the keys at 2 of 4").isBetween(60, 140);
+    }
+
+    /** A stand-in replica that only has a name: placement never calls one. */
+    private record NamedReplica(String name) implements Replica {
+        @Override
+        public double expectedLatencyMillis() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Mono<Optional<Record>> read(byte[] key) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Mono<Boolean> write(byte[] key, Record record) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Flux<KeyedRecord> scan(byte[] start, byte[] end) {
+            throw new UnsupportedOperationException();
+        }
+    }
+}
