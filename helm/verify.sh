@@ -237,6 +237,8 @@ def render_checks(path, exp, docs=None):
     duration = re.compile(r"^([0-9]+(ns|us|ms|s|m|h|d)|-?P[0-9TDHMS.,]+)$")
     for n in ("RINGKV_CLUSTER_DISCOVERY_REFRESH_INTERVAL", "RINGKV_REPLICATION_TIMEOUT"):
         check("%s is a duration" % n, duration.match(str(val(n) or "")), val(n))
+    check("RINGKV_REPLICATION_FACTOR is a whole number of at least 1",
+          re.match(r"^[1-9][0-9]*$", str(val("RINGKV_REPLICATION_FACTOR") or "")), val("RINGKV_REPLICATION_FACTOR"))
 
     # -- cluster secret
     ref = g(env, "RINGKV_CLUSTER_SECRET", "valueFrom", "secretKeyRef") or {}

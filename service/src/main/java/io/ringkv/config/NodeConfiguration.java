@@ -68,8 +68,9 @@ public class NodeConfiguration {
     DnsDiscovery dnsDiscovery(ClusterMembership membership, ReplicaDirectory replicaDirectory, NodeInfoClient nodeInfo,
             RingkvProperties properties) {
         var discovery = properties.cluster().discovery();
+        SettingsValidator.positive("ringkv.cluster.discovery.bootstrap-timeout", discovery.bootstrapTimeout().toMillis());
         return new DnsDiscovery(membership, discovery.dnsName(), discovery.refreshInterval(), discovery.removalAfter(),
-                address -> nodeInfo.of(address).map(NodeInfoClient.NodeInfo::name), replicaDirectory::probe);
+                discovery.bootstrapTimeout(), address -> nodeInfo.of(address).map(NodeInfoClient.NodeInfo::name), replicaDirectory::probe);
     }
 
     @Bean(destroyMethod = "close")

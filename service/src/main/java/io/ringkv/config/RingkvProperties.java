@@ -58,8 +58,11 @@ public record RingkvProperties(
      * @param dnsName         a name resolving to every member's address (a headless Service); set it instead of peers
      * @param refreshInterval how often the name is resolved and the members probed
      * @param removalAfter    consecutive rounds a member must be missing from DNS before it leaves the ring
+     * @param bootstrapTimeout how long a starting node waits to reach the other members DNS lists
+     *                        (all of them, or a majority) before it serves with whatever ring it has
      */
-    public record Discovery(String dnsName, @DefaultValue("5s") Duration refreshInterval, @DefaultValue("3") int removalAfter) {
+    public record Discovery(String dnsName, @DefaultValue("5s") Duration refreshInterval, @DefaultValue("3") int removalAfter,
+            @DefaultValue("60s") Duration bootstrapTimeout) {
     }
 
     /**

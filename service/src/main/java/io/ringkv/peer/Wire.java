@@ -173,12 +173,7 @@ public final class Wire {
 
     /** A DIGEST request: {@code intervals} holds low, high, low, high, ... */
     public static ByteBuf digest(ByteBufAllocator allocator, int id, long[] intervals) {
-        ByteBuf frame = begin(allocator, DIGEST, id, 2 + 8 * intervals.length);
-        frame.writeShort(intervals.length / 2);
-        for (long bound : intervals) {
-            frame.writeLong(bound);
-        }
-        return seal(frame);
+        return pairs(allocator, DIGEST, id, intervals);
     }
 
     /** The intervals of a DIGEST request, as low, high, low, high, ... */
@@ -196,9 +191,14 @@ public final class Wire {
 
     /** A DIGESTS answer: {@code digests} holds hash, keys, hash, keys, ... */
     public static ByteBuf digests(ByteBufAllocator allocator, int id, long[] digests) {
-        ByteBuf frame = begin(allocator, DIGESTS, id, 2 + 8 * digests.length);
-        frame.writeShort(digests.length / 2);
-        for (long value : digests) {
+        return pairs(allocator, DIGESTS, id, digests);
+    }
+
+    /** A frame of pairs of longs: their count (2 bytes), then the longs. */
+    private static ByteBuf pairs(ByteBufAllocator allocator, byte type, int id, long[] values) {
+        ByteBuf frame = begin(allocator, type, id, 2 + 8 * values.length);
+        frame.writeShort(values.length / 2);
+        for (long value : values) {
             frame.writeLong(value);
         }
         return seal(frame);

@@ -48,6 +48,8 @@ public final class DnsDiscovery implements SmartLifecycle {
     private final Map<String, String> nameByAddress = new ConcurrentHashMap<>();
     private final EventLoopGroup dnsLoop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final DnsNameResolver resolver;
+    private final Duration bootstrapTimeout;
+    private volatile long startedNanos = System.nanoTime();
     private volatile Disposable rounds;
 
     /**
@@ -55,7 +57,8 @@ public final class DnsDiscovery implements SmartLifecycle {
      * @param probe    calls a member by its name; true if it answered
      */
     public DnsDiscovery(ClusterMembership membership, String dnsName, Duration refreshInterval, int removalAfter,
-            Function<URI, Mono<String>> identify, Function<String, Mono<Boolean>> probe) {
+            Duration bootstrapTimeout, Function<URI, Mono<String>> identify, Function<String, Mono<Boolean>> probe) {
+        this.bootstrapTimeout = bootstrapTimeout;
         this.membership = membership;
         this.tracker = new MembershipTracker(membership.self(), removalAfter);
         this.dnsName = dnsName;
@@ -91,15 +94,39 @@ public final class DnsDiscovery implements SmartLifecycle {
                 .flatMap(addresses -> Flux.fromIterable(addresses)
                         .flatMap(this::nameAt)
                         .collect(Collectors.toSet())
-                        .flatMap(this::probeMembers))
-                .doOnNext(seen -> {
-                    membership.markKnown();
-                    tracker.observe(seen.answered(), seen.listed()).ifPresent(membership::update);
+                        .flatMap(names -> probeMembers(names)
+                                .map(seen -> new Round(addresses.size() - (names.contains(membership.self()) ? 1 : 0), seen))))
+                .doOnNext(round -> {
+                    tracker.observe(round.seen().answered(), round.seen().listed()).ifPresent(membership::update);
+                    if (!membership.isKnown()) {
+                        passBootstrapGate(round);
+                    }
                 })
                 .then();
     }
 
     private record Seen(Set<String> answered, Set<String> listed) {
+    }
+
+    /** @param listedOthers addresses DNS listed besides this node's own */
+    private record Round(int listedOthers, Seen seen) {
+    }
+
+    /** The ring is known (and the node ready) once the round reached enough members, or after the bootstrap timeout. */
+    private void passBootstrapGate(Round round) {
+        int answered = round.seen().answered().size();
+        if (MembershipTracker.reachedEnough(round.listedOthers(), answered)) {
+            log.info("reached {} of the {} other members DNS lists: the ring is {}", answered, round.listedOthers(),
+                    membership.ring().members());
+            membership.markKnown();
+        } else if (System.nanoTime() - startedNanos >= bootstrapTimeout.toNanos()) {
+            log.warn("reached only {} of the {} other members DNS lists within {} (ringkv.cluster.discovery.bootstrap-timeout):"
+                    + " serving with the ring {}", answered, round.listedOthers(), bootstrapTimeout, membership.ring().members());
+            membership.markKnown();
+        } else {
+            log.info("waiting to reach the other members DNS lists ({} of {} answered) before serving",
+                    answered, round.listedOthers());
+        }
     }
 
     /** Asks a new address for its name once; a known address keeps the name it gave. */
@@ -171,6 +198,7 @@ public final class DnsDiscovery implements SmartLifecycle {
 
     @Override
     public void start() {
+        startedNanos = System.nanoTime();
         rounds = Flux.interval(Duration.ZERO, refreshInterval)
                 .onBackpressureDrop()
                 .concatMap(tick -> round()

@@ -59,4 +59,18 @@ public final class MembershipTracker {
     public Set<String> members() {
         return Set.copyOf(members);
     }
+
+    /**
+     * The bootstrap gate: whether a round reached enough of the members DNS lists for this node to
+     * trust its ring. A node that DNS shows with others must not serve as a ring of itself alone
+     * (it would take writes at 1/1 that the others never see): it waits until it reached every
+     * other listed member, or a majority of all listed (itself included), or until the caller's
+     * timeout for a genuine single node runs out.
+     *
+     * @param listedOthers addresses DNS lists this round besides this node's own
+     * @param answered     members other than this node that answered this round
+     */
+    public static boolean reachedEnough(int listedOthers, int answered) {
+        return answered >= listedOthers || 2 * (answered + 1) > listedOthers + 1;
+    }
 }

@@ -766,27 +766,18 @@ public final class RocksStore implements AutoCloseable {
         static void migrate(RocksStore store, List<ColumnFamilyHandle> old) throws RocksDBException {
             long moved = 0;
             for (ColumnFamilyHandle family : old) {
-                try (RocksIterator iterator = store.db.newIterator(family);
-                        WriteOptions options = new WriteOptions().setSync(true)) {
-                    WriteBatch batch = new WriteBatch();
+                try (RocksIterator iterator = store.db.newIterator(family); Batches batches = new Batches(store.db)) {
                     for (iterator.seekToFirst(); iterator.isValid(); iterator.next()) {
                         byte[] stored = iterator.value();
                         Record record = RecordCodec.decode(Arrays.copyOf(stored, stored.length - TTL_SUFFIX));
-                        batch.put(store.records, iterator.key(), RecordCodec.encode(record));
-                        batch.put(store.byToken, tokenKey(store.token.applyAsLong(iterator.key()), iterator.key()), version(record));
+                        batches.put(store.records, iterator.key(), RecordCodec.encode(record));
+                        batches.put(store.byToken, tokenKey(store.token.applyAsLong(iterator.key()), iterator.key()), version(record));
                         if (record.tombstone()) {
-                            batch.put(store.tombstonesByTime, indexKey(record.timestamp(), iterator.key()), NOTHING);
+                            batches.put(store.tombstonesByTime, indexKey(record.timestamp(), iterator.key()), NOTHING);
                         }
                         moved++;
-                        if (batch.count() >= BATCH) {
-                            store.db.write(options, batch);
-                            batch.close();
-                            batch = new WriteBatch();
-                        }
                     }
                     iterator.status();
-                    store.db.write(options, batch);
-                    batch.close();
                 }
             }
             for (ColumnFamilyHandle family : old) {
@@ -799,24 +790,46 @@ public final class RocksStore implements AutoCloseable {
         /** Builds the token index of a store whose records were written before it existed. */
         static void indexTokens(RocksStore store) throws RocksDBException {
             long indexed = 0;
-            try (RocksIterator iterator = store.db.newIterator(store.records);
-                    WriteOptions options = new WriteOptions().setSync(true)) {
-                WriteBatch batch = new WriteBatch();
+            try (RocksIterator iterator = store.db.newIterator(store.records); Batches batches = new Batches(store.db)) {
                 for (iterator.seekToFirst(); iterator.isValid(); iterator.next()) {
                     Record record = RecordCodec.decode(iterator.value());
-                    batch.put(store.byToken, tokenKey(store.token.applyAsLong(iterator.key()), iterator.key()), version(record));
+                    batches.put(store.byToken, tokenKey(store.token.applyAsLong(iterator.key()), iterator.key()), version(record));
                     indexed++;
-                    if (batch.count() >= BATCH) {
-                        store.db.write(options, batch);
-                        batch.close();
-                        batch = new WriteBatch();
-                    }
                 }
                 iterator.status();
-                store.db.write(options, batch);
-                batch.close();
             }
             log.info("indexed {} records by token", indexed);
+        }
+
+        /** Puts in synced batches of {@value #BATCH}: a rewrite at open holds neither the whole store in memory nor its WAL. */
+        private static final class Batches implements AutoCloseable {
+            private final RocksDB db;
+            private final WriteOptions options = new WriteOptions().setSync(true);
+            private WriteBatch batch = new WriteBatch();
+
+            Batches(RocksDB db) {
+                this.db = db;
+            }
+
+            void put(ColumnFamilyHandle family, byte[] key, byte[] value) throws RocksDBException {
+                batch.put(family, key, value);
+                if (batch.count() >= BATCH) {
+                    db.write(options, batch);
+                    batch.close();
+                    batch = new WriteBatch();
+                }
+            }
+
+            /** Writes what is left. */
+            @Override
+            public void close() throws RocksDBException {
+                try {
+                    db.write(options, batch);
+                } finally {
+                    batch.close();
+                    options.close();
+                }
+            }
         }
     }
 }

@@ -123,8 +123,10 @@ public final class RingkvCluster implements AutoCloseable {
                 "RINGKV_CLUSTER_DISCOVERY_REFRESH_INTERVAL", "1s",
                 "RINGKV_CLUSTER_DISCOVERY_REMOVAL_AFTER", "5",
                 "RINGKV_CLUSTER_SECRET", secret,
-                // Small heap; C1 only and the serial collector: several JVMs start at once on 2 cores.
-                "JAVA_TOOL_OPTIONS", "-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
+                // Small heap and C1 only: several JVMs start at once on 2 cores. No collector here:
+                // the image's entrypoint chooses G1 (its ahead-of-time cache was trained with it), and
+                // a second collector flag makes the JVM refuse to start.
+                "JAVA_TOOL_OPTIONS", "-Xmx256m -XX:TieredStopAtLevel=1");
     }
 
     public String secret() {

@@ -56,4 +56,19 @@ class MembershipTrackerTest {
         }
         assertThat(tracker.members()).containsExactly(SELF);
     }
+
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} others listed, {1} answered: {2}")
+    @org.junit.jupiter.params.provider.CsvSource({
+            "0,0,true",   // DNS lists this node alone: a genuine single node
+            "1,0,false",  // one other listed, not reached: not a ring of one
+            "1,1,true",
+            "2,0,false",
+            "2,1,true",   // two of three: a majority
+            "4,1,false",
+            "4,2,true",   // three of five
+            "5,2,false",  // three of six is no majority
+            "5,5,true"})
+    void theBootstrapGateOpensOnceEveryOtherOrAMajorityWasReached(int listedOthers, int answered, boolean open) {
+        assertThat(MembershipTracker.reachedEnough(listedOthers, answered)).isEqualTo(open);
+    }
 }

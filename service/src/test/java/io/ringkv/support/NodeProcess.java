@@ -109,6 +109,40 @@ public final class NodeProcess implements AutoCloseable {
         }
     }
 
+    /** SIGKILL: no shutdown at all, as when the machine or the kernel ends the process. */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** SIGSTOP: the process hangs, its sockets open, until {@link #resume()}. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** SIGCONT. */
+    public void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        try {
+            int exit = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start().waitFor();
+            if (exit != 0) {
+                throw new IllegalStateException("kill -" + name + " " + process.pid() + " exited with " + exit);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     public boolean isAlive() {
         return process != null && process.isAlive();
     }
