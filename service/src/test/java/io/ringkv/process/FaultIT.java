@@ -205,6 +205,16 @@ class FaultIT {
         });
     }
 
+    @Test
+    void aRollingRestartOfEveryNodeLosesNothingAndCatchesUp() throws Exception {
+        underLoad("rolling restart (SIGTERM, one node at a time)", () -> {
+            for (NodeProcess node : nodes) {
+                node.terminate(Duration.ofSeconds(60));
+                node.startAndAwait(Duration.ofSeconds(120));
+            }
+        });
+    }
+
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
