@@ -86,6 +86,8 @@ public final class ClusterMembership {
         if (Set.copyOf(before.ring().members()).equals(members)) {
             return;
         }
+        // A member that left takes its state with it: if the name comes back, it tells its state again.
+        states.keySet().retainAll(members);
         HashRing ring = new HashRing(members, vnodes);
         View after = withMovement(before.version() + 1, ring);
         if (view.compareAndSet(before, after)) {

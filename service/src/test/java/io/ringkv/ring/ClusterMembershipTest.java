@@ -1,0 +1,41 @@
+package io.ringkv.ring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+class ClusterMembershipTest {
+
+    private final ClusterMembership membership = ClusterMembership.fixed("a", List.of("a", "b", "c"), 16);
+
+    @Test
+    void aJoiningMemberTakesWritesButNoReadsUntilItIsNormal() {
+        membership.setState("c", MemberState.JOINING);
+        var view = membership.view();
+        assertThat(view.current().members()).containsExactly("a", "b");
+        assertThat(view.future().members()).containsExactlyInAnyOrder("a", "b", "c");
+
+        membership.setState("c", MemberState.NORMAL);
+        assertThat(membership.view().current()).isSameAs(membership.view().ring());
+    }
+
+    @Test
+    void aLeavingMemberServesReadsButIsLeftOutOfTheFuture() {
+        membership.setState("b", MemberState.LEAVING);
+        var view = membership.view();
+        assertThat(view.current().members()).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(view.future().members()).containsExactly("a", "c");
+    }
+
+    @Test
+    void aMemberThatLeftTheRingForgetsItsState() {
+        membership.setState("b", MemberState.LEAVING);
+        membership.update(Set.of("a", "c"));
+        assertThat(membership.state("b")).isEqualTo(MemberState.NORMAL);
+        membership.update(Set.of("a", "b", "c"));
+        assertThat(membership.view().future().members()).as("back, with no state left over").contains("b");
+    }
+}
