@@ -9,27 +9,41 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.health.PeerState;
+import io.ringkv.repair.AntiEntropy;
+import io.ringkv.repair.RepairProgress;
 import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.MemberState;
 import io.ringkv.ring.DnsDiscovery;
 import reactor.core.publisher.Mono;
 
 /** {@code GET /v0/cluster}: this node's view of the cluster, as JSON. */
 final class ClusterHandler {
 
-    public record Member(String name, String address, PeerState state) {
+    /**
+     * @param state     whether this node can reach it (health)
+     * @param dataState where it stands in moving data: JOINING, NORMAL or LEAVING
+     */
+    public record Member(String name, String address, PeerState state, MemberState dataState) {
     }
 
-    /** {@code clusterPort}: where this node answers peers, which they learn here (see NodeInfoClient). */
-    public record ClusterView(String self, int clusterPort, long version, boolean known, List<Member> members) {
+    /**
+     * {@code clusterPort}: where this node answers peers, which they learn here (see NodeInfoClient).
+     * {@code repair}: the transfer this node runs now (a repair), with its progress; null if none.
+     */
+    public record ClusterView(String self, int clusterPort, long version, boolean known, List<Member> members,
+            RepairProgress.Snapshot repair) {
     }
 
     private final ClusterMembership membership;
     private final PeerMonitors monitors;
     private final DnsDiscovery discovery;
     private final int clusterPort;
+    private final AntiEntropy antiEntropy;
 
     /** @param discovery null with a static peer list */
-    ClusterHandler(ClusterMembership membership, PeerMonitors monitors, DnsDiscovery discovery, int clusterPort) {
+    ClusterHandler(ClusterMembership membership, PeerMonitors monitors, DnsDiscovery discovery, int clusterPort,
+            AntiEntropy antiEntropy) {
+        this.antiEntropy = antiEntropy;
         this.membership = membership;
         this.monitors = monitors;
         this.discovery = discovery;
@@ -40,10 +54,11 @@ final class ClusterHandler {
         var view = membership.view();
         List<Member> members = view.ring().members().stream()
                 .map(name -> new Member(name, addressOf(name),
-                        name.equals(membership.self()) ? PeerState.UP : monitors.of(name).state()))
+                        name.equals(membership.self()) ? PeerState.UP : monitors.of(name).state(), membership.state(name)))
                 .toList();
         return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(new ClusterView(membership.self(), clusterPort, view.version(), membership.isKnown(), members));
+                .bodyValue(new ClusterView(membership.self(), clusterPort, view.version(), membership.isKnown(), members,
+                        antiEntropy.status().running()));
     }
 
     /** Where discovery last found the member, or else the host of its name. */

@@ -64,6 +64,7 @@ public class RepairConfiguration {
                     + "), or a replica could miss a delete for longer than its tombstone is kept; got " + interval);
         }
         return new AntiEntropy(membership, replicaDirectory, rangeSync, repairLedger,
-                NodeConfiguration.replicationFactor(properties), interval, System::currentTimeMillis, meters);
+                NodeConfiguration.replicationFactor(properties), properties.repair().enabled(), interval,
+                System::currentTimeMillis, meters);
     }
 }

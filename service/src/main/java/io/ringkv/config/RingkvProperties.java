@@ -96,13 +96,16 @@ public record RingkvProperties(
     }
 
     /**
+     * @param enabled  off, a node never starts a repair (it still answers its peers' repairs); a
+     *                 node with peers then never purges tombstones, which wait for a repair
      * @param interval how often a node compares the ranges it shares with each peer (Merkle-style
      *                 digests) and streams the differences; it must stay well under
      *                 storage.tombstone-grace-period, or a delete could come back
      * @param rate     bytes per second repair may stream, both directions together, so that it
      *                 never crowds out client traffic
      */
-    public record Repair(@DefaultValue("5m") Duration interval, @DefaultValue("8MB") DataSize rate) {
+    public record Repair(@DefaultValue("true") boolean enabled, @DefaultValue("5m") Duration interval,
+            @DefaultValue("8MB") DataSize rate) {
     }
 
     /**

@@ -68,14 +68,17 @@ public final class AntiEntropy implements SmartLifecycle {
     private final Set<String> gauged = ConcurrentHashMap.newKeySet();
     private volatile SharedRanges shared;
     private volatile RepairProgress running;
+    private final boolean enabled;
     private volatile Disposable loop;
 
     /** The intervals this node shares with each peer, for one ring. */
     private record SharedRanges(HashRing ring, Map<String, List<Interval>> byPeer) {
     }
 
+    /** @param enabled false: never starts a repair (ringkv.repair.enabled) */
     public AntiEntropy(ClusterMembership membership, ReplicaDirectory replicas, RangeSync sync, RepairLedger ledger,
-            int replicationFactor, Duration interval, LongSupplier clock, MeterRegistry meters) {
+            int replicationFactor, boolean enabled, Duration interval, LongSupplier clock, MeterRegistry meters) {
+        this.enabled = enabled;
         this.membership = membership;
         this.replicas = replicas;
         this.sync = sync;
@@ -89,6 +92,9 @@ public final class AntiEntropy implements SmartLifecycle {
 
     /** Asks for a repair with one peer, or every peer (null), as soon as they take calls. */
     public Set<String> requestRepair(String peer) {
+        if (!enabled) {
+            throw new IllegalArgumentException("repair is off on this node (ringkv.repair.enabled=false)");
+        }
         Collection<String> members = peersOf(membership.view().current());
         if (peer != null && !members.contains(peer)) {
             throw new IllegalArgumentException(peer + " is not a peer of this node; its peers are " + members);
@@ -229,6 +235,10 @@ public final class AntiEntropy implements SmartLifecycle {
 
     @Override
     public void start() {
+        if (!enabled) {
+            log.info("anti-entropy repair is off (ringkv.repair.enabled=false): replicas converge through hints and reads only");
+            return;
+        }
         loop = Flux.interval(TICK, TICK)
                 .onBackpressureDrop()
                 .concatMap(tick -> runDue().onErrorResume(error -> {

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 
 import org.junit.jupiter.api.AfterAll;
@@ -33,7 +34,8 @@ class ThreeNodeClusterTest {
     @BeforeAll
     static void start() {
         blockingMark = BlockHoundInstaller.violations().size();
-        cluster = TestCluster.start(3, dataRoot);
+        // No background repair: these tests count copies and replica calls, which repair changes.
+        cluster = TestCluster.start(3, dataRoot, Map.of("ringkv.repair.enabled", "false"));
     }
 
     @AfterAll
@@ -53,7 +55,8 @@ class ThreeNodeClusterTest {
                     .jsonPath("$.version").isEqualTo(1)
                     .jsonPath("$.known").isEqualTo(true)
                     .jsonPath("$.members[*].name").isEqualTo(names)
-                    .jsonPath("$.members[*].address").isEqualTo(List.of("127.0.0.1", "127.0.0.1", "127.0.0.1"));
+                    .jsonPath("$.members[*].address").isEqualTo(List.of("127.0.0.1", "127.0.0.1", "127.0.0.1"))
+                    .jsonPath("$.members[*].dataState").isEqualTo(List.of("NORMAL", "NORMAL", "NORMAL"));
         }
     }
 
