@@ -12,6 +12,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.http.client.ReactorResourceFactory;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.api.EntityRequests;
 import io.ringkv.health.PeerMonitors;
@@ -140,10 +141,14 @@ public class NodeConfiguration {
     }
 
     @Bean
-    HybridClock hybridClock(RingkvProperties properties) {
+    HybridClock hybridClock(RingkvProperties properties, MeterRegistry meters) {
         Duration maxOffset = properties.clock().maxOffset();
         SettingsValidator.positive("ringkv.clock.max-offset", maxOffset.toMillis());
-        return HybridClock.system(maxOffset.toMillis());
+        HybridClock clock = HybridClock.system(maxOffset.toMillis());
+        FunctionCounter.builder("ringkv.clock.refused", clock, HybridClock::refused)
+                .description("Timestamps from other nodes refused: more than ringkv.clock.max-offset ahead of this clock")
+                .register(meters);
+        return clock;
     }
 
     @Bean
@@ -171,8 +176,8 @@ public class NodeConfiguration {
 
     @Bean
     ReplicaService replicaService(ClusterMembership membership, RocksStore store, HybridClock hybridClock,
-            RepairLedger repairLedger, MeterRegistry meters) {
-        return new ReplicaService(membership.self(), store, hybridClock, membership, repairLedger, meters);
+            RepairLedger repairLedger) {
+        return new ReplicaService(membership.self(), store, hybridClock, membership, repairLedger);
     }
 
     /** Answers peers on the cluster port; it takes the storage scheduler so that it closes before it. */

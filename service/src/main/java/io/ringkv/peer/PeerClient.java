@@ -69,16 +69,19 @@ public final class PeerClient implements AutoCloseable {
 
     /** The peer's keys with a token in {@code [low, high]}, in token order, with their versions only. */
     public Flux<KeyedRecord> tokenScan(long low, long high) {
-        return connection()
-                .timeout(connector.timeout(), Mono.error(() -> new PeerException.Unavailable(peer, "no connection within " + connector.timeout())))
-                .flatMapMany(connection -> connection.tokenScan(low, high));
+        return stream(connection -> connection.tokenScan(low, high));
     }
 
     /** The peer's records in {@code [start, end)} (null end: all), tombstones included, in key order. */
     public Flux<KeyedRecord> scan(byte[] start, byte[] end) {
+        return stream(connection -> connection.scan(start, end));
+    }
+
+    /** A stream's flow control bounds it once open; connecting has the timeout. */
+    private Flux<KeyedRecord> stream(Function<PeerConnection, Flux<KeyedRecord>> opening) {
         return connection()
                 .timeout(connector.timeout(), Mono.error(() -> new PeerException.Unavailable(peer, "no connection within " + connector.timeout())))
-                .flatMapMany(connection -> connection.scan(start, end));
+                .flatMapMany(opening);
     }
 
     /** Every call ends: a request has its deadline on its connection, connecting has its own. */

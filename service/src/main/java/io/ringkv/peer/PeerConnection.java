@@ -114,12 +114,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
             if (type != Wire.DIGESTS) {
                 throw unexpected(type);
             }
-            int count = payload.readUnsignedShort();
-            long[] digests = new long[2 * count];
-            for (int i = 0; i < digests.length; i++) {
-                digests[i] = payload.readLong();
-            }
-            return digests;
+            return Wire.readPairs(payload);
         }));
     }
 

@@ -165,7 +165,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
                 stream(id, () -> server.service.openTokenRange(low, high), payload.readInt());
             }
             case Wire.DIGEST -> {
-                long[] intervals = Wire.readIntervals(payload);
+                long[] intervals = Wire.readPairs(payload);
                 onStorage(id, () -> {
                     long[] digests = server.service.digest(intervals);
                     return allocator -> Wire.digests(allocator, id, digests);

@@ -176,11 +176,11 @@ public final class Wire {
         return pairs(allocator, DIGEST, id, intervals);
     }
 
-    /** The intervals of a DIGEST request, as low, high, low, high, ... */
-    public static long[] readIntervals(ByteBuf payload) {
+    /** The pairs of longs of a DIGEST request (low, high, ...) or a DIGESTS answer (hash, keys, ...). */
+    public static long[] readPairs(ByteBuf payload) {
         int count = payload.readUnsignedShort();
         if (payload.readableBytes() != 16 * count) {
-            throw new MalformedFrameException("a DIGEST of " + count + " intervals in " + payload.readableBytes() + " bytes");
+            throw new MalformedFrameException(count + " pairs of longs in " + payload.readableBytes() + " bytes");
         }
         long[] intervals = new long[2 * count];
         for (int i = 0; i < intervals.length; i++) {

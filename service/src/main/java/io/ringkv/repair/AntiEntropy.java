@@ -8,6 +8,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
@@ -110,7 +111,7 @@ public final class AntiEntropy implements SmartLifecycle {
         synchronized (recent) {
             finished = List.copyOf(recent);
         }
-        Set<String> needed = new java.util.TreeSet<>(ledger.peersNeedingRepair());
+        Set<String> needed = new TreeSet<>(ledger.peersNeedingRepair());
         needed.addAll(requested);
         return new Status(interval, now == null ? null : now.snapshot(), finished, ledger.lastRepairs(), Map.copyOf(due), needed);
     }

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -144,7 +145,7 @@ public final class Hints implements MissedWrites, SmartLifecycle {
 
     /** Hints waiting now, by peer. */
     public Map<String, Long> pendingByPeer() {
-        Map<String, Long> pending = new java.util.TreeMap<>();
+        Map<String, Long> pending = new TreeMap<>();
         targets.forEach((peer, target) -> pending.put(peer, target.count.get()));
         return pending;
     }

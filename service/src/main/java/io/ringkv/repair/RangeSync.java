@@ -2,12 +2,14 @@ package io.ringkv.repair;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongConsumer;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.replication.HybridClock;
 import io.ringkv.replication.LocalReplica;
 import io.ringkv.replication.RemoteReplica;
+import io.ringkv.replication.Replica;
 import io.ringkv.ring.TokenRange.Interval;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.RecordCodec;
@@ -90,7 +92,7 @@ public final class RangeSync {
         this.bytesPulled = Counter.builder("ringkv.repair.bytes").tag("direction", "pull").baseUnit("bytes")
                 .description("Record bytes moved by repair, join or leave").register(meters);
         this.refused = Counter.builder("ringkv.repair.refused")
-                .description("Records a peer offered with a timestamp beyond ringkv.clock.max-offset; not taken").register(meters);
+                .description("Records repair did not move: stamped beyond ringkv.clock.max-offset ahead of this clock").register(meters);
     }
 
     /** Settles the intervals with the peer; fails, leaving the rest for another run, if either side fails. */
@@ -137,15 +139,7 @@ public final class RangeSync {
     }
 
     private Mono<long[]> localDigests(List<Interval> intervals) {
-        return Mono.fromCallable(() -> {
-            long[] digests = new long[2 * intervals.size()];
-            for (int i = 0; i < intervals.size(); i++) {
-                RocksStore.Digest digest = store.digest(intervals.get(i).low(), intervals.get(i).high());
-                digests[2 * i] = digest.hash();
-                digests[2 * i + 1] = digest.keys();
-            }
-            return digests;
-        }).subscribeOn(storage);
+        return Mono.fromCallable(() -> store.digests(TokenIntervals.flatten(intervals))).subscribeOn(storage);
     }
 
     /** Compares both sides' versions in the interval and moves the newer record of every key that differs. */
@@ -178,25 +172,19 @@ public final class RangeSync {
     }
 
     private Mono<Void> push(RemoteReplica peer, byte[] key, RepairProgress progress) {
-        return local.read(key)
-                .flatMap(found -> {
-                    if (found.isEmpty()) {
-                        return Mono.empty();
-                    }
-                    long bytes = key.length + RecordCodec.HEADER_SIZE + found.get().value().length;
-                    return Mono.delay(throttle.reserve(bytes))
-                            .then(peer.write(key, found.get()))
-                            .doOnSuccess(ignored -> {
-                                keysPushed.increment();
-                                bytesPushed.increment(bytes);
-                                progress.pushed(bytes);
-                            });
-                })
-                .then();
+        return copy(local, peer, key, keysPushed, bytesPushed, progress::pushed);
     }
 
     private Mono<Void> pull(RemoteReplica peer, byte[] key, RepairProgress progress) {
-        return peer.read(key)
+        return copy(peer, local, key, keysPulled, bytesPulled, progress::pulled);
+    }
+
+    /**
+     * Reads the key's record on one side and writes it on the other, paced by the throttle. A
+     * record stamped beyond ringkv.clock.max-offset is not moved (and counted): the clock refuses it.
+     */
+    private Mono<Void> copy(Replica source, Replica target, byte[] key, Counter keys, Counter bytes, LongConsumer progress) {
+        return source.read(key)
                 .flatMap(found -> {
                     if (found.isEmpty()) {
                         return Mono.empty();
@@ -205,13 +193,13 @@ public final class RangeSync {
                         refused.increment();
                         return Mono.empty();
                     }
-                    long bytes = key.length + RecordCodec.HEADER_SIZE + found.get().value().length;
-                    return Mono.delay(throttle.reserve(bytes))
-                            .then(local.write(key, found.get()))
+                    long size = key.length + RecordCodec.HEADER_SIZE + found.get().value().length;
+                    return Mono.delay(throttle.reserve(size))
+                            .then(target.write(key, found.get()))
                             .doOnSuccess(ignored -> {
-                                keysPulled.increment();
-                                bytesPulled.increment(bytes);
-                                progress.pulled(bytes);
+                                keys.increment();
+                                bytes.increment(size);
+                                progress.accept(size);
                             });
                 })
                 .then();

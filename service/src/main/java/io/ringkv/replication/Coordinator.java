@@ -5,8 +5,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -57,7 +59,6 @@ public final class Coordinator {
     private final Semaphore backgroundRepairs = new Semaphore(BACKGROUND_REPAIRS);
     private final Counter blockingRepairs;
     private final Counter lateRepairs;
-    private final Counter refusedTimestamps;
 
     /**
      * @param readHedgeDelay    how long a read waits for its first {@code ack} replicas before asking
@@ -76,9 +77,6 @@ public final class Coordinator {
                 .description("Stale replicas a read wrote the newest version back to").register(meters);
         this.lateRepairs = Counter.builder("ringkv.read.repairs").tag("when", "after-answer")
                 .description("Stale replicas a read wrote the newest version back to").register(meters);
-        this.refusedTimestamps = Counter.builder("ringkv.clock.refused")
-                .description("Timestamps from other nodes refused: more than ringkv.clock.max-offset ahead of this clock")
-                .register(meters);
     }
 
     /** Where keys live now: one snapshot per request. */
@@ -100,8 +98,8 @@ public final class Coordinator {
 
     private Mono<Void> write(byte[] key, Record record, ReplicationFactor factor, Placement placement) {
         List<Replica> targets = placement.writeReplicas(key, factor.from());
-        // Only the current owners count towards ack: they are the ones reads ask.
-        List<Replica> counted = targets.subList(0, Math.min(targets.size(), placement.readReplicas(key, factor.from()).size()));
+        // Only the current owners count towards ack: they are the ones reads ask, and the targets' first.
+        List<Replica> counted = targets.subList(0, factor.from());
         return quorum(targets, targets.size(), Duration.ZERO, factor, counted::contains,
                 replica -> replica.write(key, record)
                         .doOnError(error -> hint(replica, key, record)),
@@ -137,7 +135,6 @@ public final class Coordinator {
     /** A replica's answer, unless it carries a timestamp too far ahead of this clock: then a failure. */
     private Mono<Optional<Record>> observed(Replica replica, Optional<Record> answer) {
         if (answer.isPresent() && !clock.observe(answer.get().timestamp())) {
-            refusedTimestamps.increment();
             return Mono.error(new IllegalStateException(replica.name() + " answered with a timestamp beyond ringkv.clock.max-offset"));
         }
         return Mono.just(answer);
@@ -169,7 +166,7 @@ public final class Coordinator {
         private final byte[] key;
         private final List<ReadRepair.Answer<Replica>> heard = new ArrayList<>();
         private final List<ReadRepair.Answer<Replica>> waiting = new ArrayList<>();
-        private final java.util.Set<Replica> repaired = new java.util.HashSet<>();
+        private final Set<Replica> repaired = new HashSet<>();
         private boolean decided;
 
         LateAnswers(byte[] key) {

@@ -1,6 +1,7 @@
 package io.ringkv.replication;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
@@ -19,6 +20,7 @@ public final class HybridClock {
     private final LongSupplier physicalMillis;
     private final long maxOffsetMillis;
     private final AtomicLong last = new AtomicLong();
+    private final LongAdder refused = new LongAdder();
 
     /**
      * @param maxOffsetMillis how far ahead of this clock a timestamp from elsewhere may be: a node
@@ -49,10 +51,16 @@ public final class HybridClock {
      */
     public boolean observe(long remoteTimestamp) {
         if (physicalMillisOf(remoteTimestamp) > physicalMillis.getAsLong() + maxOffsetMillis) {
+            refused.increment();
             return false;
         }
         last.accumulateAndGet(remoteTimestamp, Math::max);
         return true;
+    }
+
+    /** How many timestamps {@link #observe} refused since the start. */
+    public long refused() {
+        return refused.sum();
     }
 
     public static long physicalMillisOf(long timestamp) {

@@ -3,8 +3,6 @@ package io.ringkv.replication;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.peer.PeerService;
 import io.ringkv.peer.PeerStatus;
 import io.ringkv.ring.ClusterMembership;
@@ -24,18 +22,14 @@ public final class ReplicaService implements PeerService {
     private final HybridClock clock;
     private final ClusterMembership membership;
     private final ReplicaHistory history;
-    private final Counter refusedTimestamps;
 
     public ReplicaService(String name, RocksStore store, HybridClock clock, ClusterMembership membership,
-            ReplicaHistory history, MeterRegistry meters) {
+            ReplicaHistory history) {
         this.name = name;
         this.store = store;
         this.clock = clock;
         this.membership = membership;
         this.history = history;
-        this.refusedTimestamps = Counter.builder("ringkv.clock.refused")
-                .description("Timestamps from other nodes refused: more than ringkv.clock.max-offset ahead of this clock")
-                .register(meters);
     }
 
     @Override
@@ -53,11 +47,10 @@ public final class ReplicaService implements PeerService {
         return store.getIfCached(key);
     }
 
-    /** Refused (and counted) when the record is stamped further ahead of this clock than it may be. */
+    /** Refused (the clock counts it) when the record is stamped further ahead of this clock than it may be. */
     @Override
     public CompletableFuture<?> write(byte[] key, Record record) {
         if (!clock.observe(record.timestamp())) {
-            refusedTimestamps.increment();
             return CompletableFuture.failedFuture(new ClockSkewException(record.timestamp()));
         }
         return store.apply(key, record);
@@ -75,13 +68,7 @@ public final class ReplicaService implements PeerService {
 
     @Override
     public long[] digest(long[] intervals) {
-        long[] digests = new long[intervals.length];
-        for (int i = 0; i < intervals.length; i += 2) {
-            RocksStore.Digest digest = store.digest(intervals[i], intervals[i + 1]);
-            digests[i] = digest.hash();
-            digests[i + 1] = digest.keys();
-        }
-        return digests;
+        return store.digests(intervals);
     }
 
     @Override

@@ -414,6 +414,17 @@ public final class RocksStore implements AutoCloseable {
         });
     }
 
+    /** The digests (hash, keys, hash, keys, ...) of token intervals (low, high, low, high, ...). Blocking. */
+    public long[] digests(long[] intervals) {
+        long[] digests = new long[intervals.length];
+        for (int i = 0; i < intervals.length; i += 2) {
+            Digest digest = digest(intervals[i], intervals[i + 1]);
+            digests[i] = digest.hash();
+            digests[i + 1] = digest.keys();
+        }
+        return digests;
+    }
+
     /**
      * The keys with a token in {@code [low, high]} in token order, each with its version only: a
      * {@link Record} with the timestamp and tombstone flag and an empty value. The caller closes it.

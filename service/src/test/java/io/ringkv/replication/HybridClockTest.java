@@ -51,6 +51,7 @@ class HybridClockTest {
         long justWithin = (1_700_000_000_000L + 500) << HybridClock.LOGICAL_BITS;
         assertThat(clock.observe(tooFar)).isFalse();
         assertThat(clock.now()).as("a refused timestamp drags nothing along").isLessThan(tooFar);
+        assertThat(clock.refused()).as("and is counted").isEqualTo(1);
         assertThat(clock.observe(justWithin)).isTrue();
         assertThat(clock.now()).isGreaterThan(justWithin);
     }
