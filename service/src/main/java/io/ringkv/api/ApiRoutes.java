@@ -19,6 +19,7 @@ import io.ringkv.metrics.ClientRequestMetrics;
 import io.ringkv.overload.AdmissionControl;
 import io.ringkv.peer.PeerServer;
 import io.ringkv.repair.AntiEntropy;
+import io.ringkv.repair.DataMovement;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.DnsDiscovery;
@@ -46,9 +47,10 @@ public class ApiRoutes {
     @Bean
     RouterFunction<ServerResponse> publicApi(Coordinator coordinator, RingkvProperties properties, ClusterMembership membership,
             PeerMonitors monitors, ObjectProvider<DnsDiscovery> discovery, PeerServer peerServer, AdmissionControl admission,
-            ClientRequestMetrics metrics, AntiEntropy antiEntropy) {
+            ClientRequestMetrics metrics, AntiEntropy antiEntropy, DataMovement dataMovement) {
         var entities = new EntityHandler(coordinator, properties.maxValueSize().toBytes());
-        var cluster = new ClusterHandler(membership, monitors, discovery.getIfAvailable(), peerServer.port(), antiEntropy);
+        var cluster = new ClusterHandler(membership, monitors, discovery.getIfAvailable(), peerServer.port(), antiEntropy,
+                dataMovement);
         var routes = new Routes(admission, metrics);
         return RouterFunctions.route()
                 .GET("/v0/entity", routes.api("get", entities::get))

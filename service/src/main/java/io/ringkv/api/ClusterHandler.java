@@ -10,6 +10,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.health.PeerState;
 import io.ringkv.repair.AntiEntropy;
+import io.ringkv.repair.DataMovement;
 import io.ringkv.repair.RepairProgress;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.MemberState;
@@ -28,10 +29,11 @@ final class ClusterHandler {
 
     /**
      * {@code clusterPort}: where this node answers peers, which they learn here (see NodeInfoClient).
-     * {@code repair}: the transfer this node runs now (a repair), with its progress; null if none.
+     * {@code repair}: the repair this node runs now, with its progress; null if none.
+     * {@code movement}: the data this node moves now as it joins (pull) or leaves (push); null if none.
      */
     public record ClusterView(String self, int clusterPort, long version, boolean known, List<Member> members,
-            RepairProgress.Snapshot repair) {
+            RepairProgress.Snapshot repair, RepairProgress.Snapshot movement) {
     }
 
     private final ClusterMembership membership;
@@ -39,11 +41,13 @@ final class ClusterHandler {
     private final DnsDiscovery discovery;
     private final int clusterPort;
     private final AntiEntropy antiEntropy;
+    private final DataMovement dataMovement;
 
     /** @param discovery null with a static peer list */
     ClusterHandler(ClusterMembership membership, PeerMonitors monitors, DnsDiscovery discovery, int clusterPort,
-            AntiEntropy antiEntropy) {
+            AntiEntropy antiEntropy, DataMovement dataMovement) {
         this.antiEntropy = antiEntropy;
+        this.dataMovement = dataMovement;
         this.membership = membership;
         this.monitors = monitors;
         this.discovery = discovery;
@@ -58,7 +62,7 @@ final class ClusterHandler {
                 .toList();
         return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(new ClusterView(membership.self(), clusterPort, view.version(), membership.isKnown(), members,
-                        antiEntropy.status().running()));
+                        antiEntropy.status().running(), dataMovement.running()));
     }
 
     /** Where discovery last found the member, or else the host of its name. */

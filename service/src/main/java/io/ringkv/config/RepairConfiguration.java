@@ -1,12 +1,16 @@
 package io.ringkv.config;
 
+import java.io.UncheckedIOException;
+import java.net.URI;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.repair.AntiEntropy;
+import io.ringkv.repair.DataMovement;
 import io.ringkv.repair.Hints;
 import io.ringkv.repair.RangeSync;
 import io.ringkv.repair.RepairEndpoint;
@@ -16,10 +20,15 @@ import io.ringkv.replication.HybridClock;
 import io.ringkv.replication.LocalReplica;
 import io.ringkv.replication.ReplicaDirectory;
 import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.StatefulSetScale;
 import io.ringkv.storage.RocksStore;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
-/** How replicas converge: hints for the writes a replica missed, anti-entropy for the rest. */
+/**
+ * How replicas converge (hints for the writes a replica missed, anti-entropy for the rest) and
+ * how data moves when nodes join and leave.
+ */
 @Configuration(proxyBeanMethods = false)
 public class RepairConfiguration {
 
@@ -66,5 +75,32 @@ public class RepairConfiguration {
         return new AntiEntropy(membership, replicaDirectory, rangeSync, repairLedger,
                 NodeConfiguration.replicationFactor(properties), properties.repair().enabled(), interval,
                 System::currentTimeMillis, meters);
+    }
+
+    @Bean
+    DataMovement dataMovement(ClusterMembership membership, ReplicaDirectory replicaDirectory, RangeSync rangeSync,
+            RepairLedger repairLedger, RingkvProperties properties) {
+        var cluster = properties.cluster();
+        var departure = cluster.departure();
+        SettingsValidator.positive("ringkv.cluster.departure.timeout", departure.timeout().toMillis());
+        Supplier<Mono<Boolean>> scaledAway = null;
+        if (departure.statefulSet() != null && !departure.statefulSet().isBlank()) {
+            // A pod's name on the ring is its stable DNS name: <pod>.<headless service>...
+            String pod = URI.create(membership.self()).getHost().split("\\.", 2)[0];
+            try {
+                scaledAway = StatefulSetScale.inCluster(departure.statefulSet(), pod)::scaledAway;
+            } catch (IllegalArgumentException | UncheckedIOException e) {
+                throw new InvalidSettingException("ringkv.cluster.departure.stateful-set", e.getMessage());
+            }
+        }
+        // Peers see a node's state when they next probe it, once per discovery round; a static
+        // ring has no rounds and nothing to wait for.
+        Duration settle = cluster.discovery().dnsName() == null ? Duration.ZERO
+                : cluster.discovery().refreshInterval().multipliedBy(2);
+        var settings = new DataMovement.Settings(NodeConfiguration.replicationFactor(properties),
+                cluster.discovery().dnsName() != null, settle,
+                Duration.ofSeconds(10), departure.timeout());
+        return new DataMovement(membership, replicaDirectory, rangeSync, repairLedger, scaledAway, settings,
+                System::currentTimeMillis);
     }
 }

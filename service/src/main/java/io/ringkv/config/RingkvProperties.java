@@ -49,9 +49,21 @@ public record RingkvProperties(
      *               which the node tells on its public port ({@code GET /v0/cluster})
      * @param vnodes points each member takes on the hash ring
      * @param discovery finding the members through DNS instead of a static peer list
+     * @param departure how a node scaled away hands its data over before it goes
      */
     public record Cluster(URI self, @DefaultValue List<URI> peers, String secret, Integer port,
-            @DefaultValue("256") int vnodes, @DefaultValue Discovery discovery) {
+            @DefaultValue("256") int vnodes, @DefaultValue Discovery discovery, @DefaultValue Departure departure) {
+    }
+
+    /**
+     * @param statefulSet the StatefulSet this node is a pod of; set, a node told to stop reads its
+     *                    {@code spec.replicas} through the Kubernetes API and, when that no longer
+     *                    counts the pod, pushes its data to the next owners before it exits
+     *                    (the pod needs its service account token and may {@code get} the StatefulSet)
+     * @param timeout     how long that hand-over may take; keep it well under the pod's
+     *                    terminationGracePeriodSeconds
+     */
+    public record Departure(String statefulSet, @DefaultValue("45s") Duration timeout) {
     }
 
     /**

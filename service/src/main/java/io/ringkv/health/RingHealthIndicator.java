@@ -10,8 +10,9 @@ import io.ringkv.ring.ClusterMembership;
 
 /**
  * The {@code ring} health contributor: UP as soon as this node knows a ring (with DNS discovery:
- * after its first round), with every member's
- * state in the details. A sick peer shows in the details but never makes this contributor DOWN:
+ * after the bootstrap gate) and holds its ranges (a joining node is DOWN until it has pulled them,
+ * so a Service sends it no clients and {@code helm upgrade --wait} waits for the data), with every
+ * member's state in the details. A sick peer shows in the details but never makes this contributor DOWN:
  * readiness includes it, and one bad pod must not take the healthy ones out of the Service.
  */
 public final class RingHealthIndicator extends AbstractHealthIndicator {
@@ -29,6 +30,11 @@ public final class RingHealthIndicator extends AbstractHealthIndicator {
     protected void doHealthCheck(Health.Builder builder) {
         if (!membership.isKnown()) {
             builder.down().withDetail("self", membership.self()).withDetail("reason", "discovery has not completed a round yet");
+            return;
+        }
+        if (!membership.state(membership.self()).holdsData()) {
+            builder.down().withDetail("self", membership.self())
+                    .withDetail("reason", "joining: pulling the ranges it will own from their current owners");
             return;
         }
         var view = membership.view();

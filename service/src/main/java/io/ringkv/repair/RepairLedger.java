@@ -4,8 +4,12 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.ringkv.replication.ReplicaHistory;
 import io.ringkv.storage.RocksStore;
@@ -13,14 +17,24 @@ import io.ringkv.storage.RocksStore;
 /**
  * What this node knows about its own convergence, kept in the store's {@code meta} column family
  * so that a restart remembers it: when it last finished a repair with each peer, which peers
- * missed more than hints can bring back, and up to which timestamp it has purged tombstones.
- * Read once at start; every change is written through.
+ * missed more than hints can bring back, up to which timestamp it has purged tombstones, and
+ * whether the store ever finished joining a cluster or has left it. Read once at start; every
+ * change is written through.
+ *
+ * <p>A store whose node left the cluster (scaled away) is cleared when it is opened again: while
+ * it was away the others went on overwriting and deleting, and purged the tombstones, so its
+ * records could bring deleted or overwritten data back. The node then joins like a new one.
  */
 public final class RepairLedger implements ReplicaHistory {
+
+    private static final Logger log = LoggerFactory.getLogger(RepairLedger.class);
 
     private static final String REPAIRED = "repaired";
     private static final String NEEDS_REPAIR = "repair-needed";
     private static final String PURGED_BEFORE = "purged-before";
+    private static final String MEMBERSHIP = "membership";
+    private static final String JOINED = "joined";
+    private static final String LEFT = "left";
 
     private final RocksStore store;
     private final Map<String, Long> repaired = new ConcurrentHashMap<>();
@@ -29,10 +43,23 @@ public final class RepairLedger implements ReplicaHistory {
     /** When each mark was last saved: a peer that keeps missing writes is not saved on every one. */
     private final Map<String, Long> needsRepairSaved = new ConcurrentHashMap<>();
     private volatile long purgedBefore;
+    private volatile boolean joined;
 
-    /** Reads what the store kept; blocking, at start. */
+    /** Reads what the store kept, clearing a store whose node had left; blocking, at start. */
     public RepairLedger(RocksStore store) {
         this.store = store;
+        String membership = text(MEMBERSHIP);
+        if (membership.equals(LEFT)) {
+            log.warn("this volume belonged to a node that left the cluster: its data may be older than what the cluster"
+                    + " has purged since, so it is cleared and the node joins as a new one");
+            store.clear();
+            membership = "";
+        } else if (membership.isEmpty() && !store.isEmpty()) {
+            // Data written before joins were recorded: it is a member's.
+            membership = JOINED;
+            save(MEMBERSHIP, JOINED);
+        }
+        joined = membership.equals(JOINED);
         readMap(REPAIRED, repaired);
         readMap(NEEDS_REPAIR, needsRepair);
         purgedBefore = number(PURGED_BEFORE);
@@ -98,6 +125,26 @@ public final class RepairLedger implements ReplicaHistory {
         }
     }
 
+    /** Whether this store holds a member's data: it finished joining, and has not left since. */
+    public boolean joined() {
+        return joined;
+    }
+
+    /** The node has pulled the ranges it owns: its store is a member's. */
+    public void markJoined() {
+        joined = true;
+        save(MEMBERSHIP, JOINED);
+    }
+
+    /**
+     * The node is leaving the cluster: from now on its store falls behind, so it must not serve
+     * again as it is. Written before the node hands its data over, so that a leave cut short counts too.
+     */
+    public void markLeft() {
+        joined = false;
+        save(MEMBERSHIP, LEFT).join();
+    }
+
     /** A map of peer to milliseconds, saved as lines of {@code peer=millis} (a peer's name is a URL, and may hold '='). */
     private void readMap(String key, Map<String, Long> into) {
         text(key).lines().filter(line -> line.contains("="))
@@ -117,8 +164,8 @@ public final class RepairLedger implements ReplicaHistory {
         return store.meta(key).filter(bytes -> bytes.length == 8).map(bytes -> ByteBuffer.wrap(bytes).getLong()).orElse(0L);
     }
 
-    private void save(String key, String text) {
-        store.putMeta(key, text.getBytes(StandardCharsets.UTF_8));
+    private CompletableFuture<Boolean> save(String key, String text) {
+        return store.putMeta(key, text.getBytes(StandardCharsets.UTF_8));
     }
 
     private void saveNumber(String key, long value) {

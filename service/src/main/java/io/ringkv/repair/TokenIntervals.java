@@ -45,6 +45,17 @@ public final class TokenIntervals {
                 && ring.replicasFor(piece, Math.min(factor, ring.size())).contains(member);
     }
 
+    /**
+     * What moves from {@code source} to {@code receiver} while members join or leave: the tokens
+     * the source owns now (among the first {@code factor} owners in {@code current}) that the
+     * receiver will own (in {@code future}). A joining node pulls this from each current owner; a
+     * leaving node pushes it to each future owner, including the ranges both already hold, since the
+     * leaving copy may be the only newest one.
+     */
+    public static List<Interval> moving(HashRing current, HashRing future, int factor, String source, String receiver) {
+        return where(cut(current, future), piece -> owns(current, factor, piece, source) && owns(future, factor, piece, receiver));
+    }
+
     /** The pieces that pass the test, as sorted, merged intervals. */
     public static List<Interval> where(List<TokenRange> pieces, Predicate<TokenRange> test) {
         return coalesce(pieces.stream().filter(test).toList());

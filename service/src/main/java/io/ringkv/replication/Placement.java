@@ -1,6 +1,7 @@
 package io.ringkv.replication;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -16,8 +17,10 @@ import io.ringkv.ring.HashRing;
  *
  * @param current the members that own data now (NORMAL and LEAVING)
  * @param future  the members that will once joining and leaving finish (NORMAL and JOINING)
+ * @param joining for each joining member, {@code current} with it added: the rings reads may use
+ *                as joins finish one by one (see {@code ClusterMembership.View})
  */
-public record Placement(HashRing current, HashRing future, Function<String, Replica> replicas) {
+public record Placement(HashRing current, HashRing future, Collection<HashRing> joining, Function<String, Replica> replicas) {
 
     /** How many members own data: what {@code from} is checked against. */
     public int size() {
@@ -31,11 +34,14 @@ public record Placement(HashRing current, HashRing future, Function<String, Repl
 
     /** The replicas a write of the key goes to: the current ones first, then any it moves to. */
     public List<Replica> writeReplicas(byte[] key, int from) {
-        if (future == current) {
+        if (future == current && joining.isEmpty()) {
             return readReplicas(key, from);
         }
         Set<String> names = new LinkedHashSet<>(current.replicasFor(key, from));
         names.addAll(future.replicasFor(key, Math.min(from, future.size())));
+        for (HashRing ring : joining) {
+            names.addAll(ring.replicasFor(key, Math.min(from, ring.size())));
+        }
         List<Replica> targets = new ArrayList<>(names.size());
         names.forEach(name -> targets.add(replicas.apply(name)));
         return targets;

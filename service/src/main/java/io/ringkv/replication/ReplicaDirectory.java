@@ -67,7 +67,7 @@ public final class ReplicaDirectory implements AutoCloseable {
     /** Where keys live now: one snapshot of the rings, for one request. */
     public Placement placement() {
         ClusterMembership.View view = membership.view();
-        return new Placement(view.current(), view.future(), this::replica);
+        return new Placement(view.current(), view.future(), view.joining().values(), this::replica);
     }
 
     /** A peer by name, or null if it is not a member (any more). */

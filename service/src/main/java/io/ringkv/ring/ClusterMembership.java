@@ -1,9 +1,11 @@
 package io.ringkv.ring;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -27,8 +29,13 @@ public final class ClusterMembership {
      * One ring and the version it has among this node's rings, with the rings of data movement:
      * {@code current} holds the members that own data now, {@code future} those that will.
      * With nobody joining or leaving, all three are the same ring.
+     *
+     * <p>Members joining together finish one by one, so the rings between are {@code current}
+     * with some of them added. A member added to a ring only ever takes ranges from others, so a
+     * joining member owns the most in {@code current} plus itself alone: {@code joining} holds
+     * that ring for each of them, which is what it pulls and what writes must reach it for.
      */
-    public record View(long version, HashRing ring, HashRing current, HashRing future) {
+    public record View(long version, HashRing ring, HashRing current, HashRing future, Map<String, HashRing> joining) {
     }
 
     private final String self;
@@ -45,7 +52,7 @@ public final class ClusterMembership {
         this.self = self;
         this.vnodes = vnodes;
         HashRing ring = new HashRing(members, vnodes);
-        this.view = new AtomicReference<>(new View(1, ring, ring, ring));
+        this.view = new AtomicReference<>(new View(1, ring, ring, ring, Map.of()));
         this.known = known;
     }
 
@@ -126,7 +133,15 @@ public final class ClusterMembership {
         List<String> willHold = ring.members().stream().filter(member -> state(member).willHoldData()).toList();
         HashRing current = holding.isEmpty() || holding.size() == ring.size() ? ring : new HashRing(holding, vnodes);
         HashRing future = willHold.isEmpty() || willHold.size() == ring.size() ? ring : new HashRing(willHold, vnodes);
-        return new View(version, ring, current, future);
+        Map<String, HashRing> joining = new TreeMap<>();
+        for (String member : ring.members()) {
+            if (!current.members().contains(member)) {
+                List<String> withIt = new ArrayList<>(current.members());
+                withIt.add(member);
+                joining.put(member, withIt.size() == ring.size() ? ring : new HashRing(withIt, vnodes));
+            }
+        }
+        return new View(version, ring, current, future, Map.copyOf(joining));
     }
 
     public void onChange(Consumer<View> listener) {

@@ -97,7 +97,10 @@ public final class DnsDiscovery implements SmartLifecycle {
                         .flatMap(names -> probeMembers(names)
                                 .map(seen -> new Round(addresses.size() - (names.contains(membership.self()) ? 1 : 0), seen))))
                 .doOnNext(round -> {
-                    tracker.observe(round.seen().answered(), round.seen().listed()).ifPresent(membership::update);
+                    Set<String> departed = membership.ring().members().stream()
+                            .filter(member -> membership.state(member) == MemberState.LEAVING)
+                            .collect(Collectors.toSet());
+                    tracker.observe(round.seen().answered(), round.seen().listed(), departed).ifPresent(membership::update);
                     if (!membership.isKnown()) {
                         passBootstrapGate(round);
                     }
@@ -194,6 +197,15 @@ public final class DnsDiscovery implements SmartLifecycle {
 
     private static String hostLiteral(String address) {
         return address.contains(":") ? "[" + address + "]" : address;
+    }
+
+    /**
+     * Stops after the other background work: a node leaving the cluster keeps seeing its peers'
+     * states while it hands its data over ({@code DataMovement} stops first).
+     */
+    @Override
+    public int getPhase() {
+        return DEFAULT_PHASE - 100;
     }
 
     @Override

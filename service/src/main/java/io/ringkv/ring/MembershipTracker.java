@@ -33,15 +33,24 @@ public final class MembershipTracker {
      *
      * @param answered names that answered this round (they are reachable)
      * @param listed   names DNS still lists this round, answered or not
+     * @param departed members that said they were leaving (they hand their data over first): one
+     *                 that does not answer any more has gone, and goes at once, while DNS may still
+     *                 list its terminating pod; until then reads and writes would wait for it
      * @return the new members when they changed
      */
-    public Optional<Set<String>> observe(Set<String> answered, Set<String> listed) {
+    public Optional<Set<String>> observe(Set<String> answered, Set<String> listed, Set<String> departed) {
         boolean changed = false;
         for (String name : answered) {
             changed |= members.add(name);
             missedRounds.remove(name);
         }
         for (String member : Set.copyOf(members)) {
+            if (departed.contains(member) && !answered.contains(member) && !member.equals(self)) {
+                members.remove(member);
+                missedRounds.remove(member);
+                changed = true;
+                continue;
+            }
             if (member.equals(self) || answered.contains(member) || listed.contains(member)) {
                 missedRounds.remove(member);
                 continue;

@@ -537,6 +537,36 @@ public final class RocksStore implements AutoCloseable {
         return guarded(() -> Optional.ofNullable(db.get(meta, key.getBytes(StandardCharsets.UTF_8))));
     }
 
+    /** Whether the store holds no record at all. Blocking, at start. */
+    public boolean isEmpty() {
+        return guarded(() -> {
+            try (RocksIterator iterator = db.newIterator(records)) {
+                iterator.seekToFirst();
+                iterator.status();
+                return !iterator.isValid();
+            }
+        });
+    }
+
+    /**
+     * Forgets everything: records, their indexes, hints and the node's own facts. Blocking; only
+     * at start, before anything reads or writes (a volume whose node left the cluster comes back:
+     * its data is older than what the cluster may have purged since).
+     */
+    public void clear() {
+        guarded(() -> {
+            // Keys are at most a few KiB (ids are bounded, index keys add a token, hints a prefix),
+            // so this bound sorts after every key.
+            byte[] afterEveryKey = new byte[64 * 1024];
+            Arrays.fill(afterEveryKey, (byte) 0xFF);
+            for (ColumnFamilyHandle family : List.of(records, tombstonesByTime, byToken, hints, meta)) {
+                db.deleteRange(family, NOTHING, afterEveryKey);
+                db.compactRange(family);
+            }
+            return null;
+        });
+    }
+
     // ---- tombstones ----------------------------------------------------------------------------
 
     /**

@@ -28,6 +28,7 @@ import io.ringkv.container.NodeClient.ClusterView;
 import io.ringkv.container.NodeClient.Member;
 import io.ringkv.container.RingkvCluster.Node;
 import io.ringkv.peer.PeerException;
+import io.ringkv.ring.HashRing;
 import io.ringkv.support.PeerTestClient;
 
 /**
@@ -50,6 +51,7 @@ class DnsDiscoveryIT {
     /** How long a member gone from DNS may stay on the ring: five rounds of one second, and then some. */
     private static final Duration DAMPING = Duration.ofSeconds(30);
     private static final Set<String> UNREACHABLE = Set.of("DOWN", "SUSPECT");
+    private static final int JOIN_KEYS = 200;
 
     private static RingkvCluster cluster;
     private static final NodeClient client = new NodeClient();
@@ -208,12 +210,41 @@ class DnsDiscoveryIT {
 
     @Test
     @Order(6)
-    void aFourthNodeJoinsEveryRing() {
+    void aFourthNodeJoinsEveryRingAndPullsTheKeysItNowOwns() {
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < JOIN_KEYS; i++) {
+            String key = "before-node4-" + i;
+            expect(client.putEntity(cluster.node("node1").api(), key, "2/3", value(key)), 201, "PUT %s 2/3", key);
+            keys.add(key);
+        }
         Node node4 = cluster.start("node4").getFirst();
         Instant startedAt = Instant.now();
         cluster.awaitRing(AGREEMENT, "node1", "node2", "node3", "node4");
         System.out.printf("[container tests] node4 on every ring %d ms after it was ready%n",
                 Duration.between(startedAt, Instant.now()).toMillis());
+        // Ready means joined: it pulled before it reported ready; every node sees it NORMAL soon after.
+        await().atMost(AGREEMENT).untilAsserted(() -> {
+            for (Node node : cluster.running()) {
+                assertThat(client.cluster(node.api()).member(node4.name()).dataState()).as("node4 on %s", node).isEqualTo("NORMAL");
+            }
+        });
+
+        // Each key node4 owns (one of its first three owners on the four-member ring) is in node4's
+        // own store, read over its cluster port: pulled, since no write of these keys reached it.
+        HashRing four = new HashRing(cluster.running().stream().map(Node::name).toList(), 256);
+        int owned = 0;
+        try (PeerTestClient peer = new PeerTestClient(SECRET)) {
+            for (String key : keys) {
+                if (four.replicasFor(bytes(key), 3).contains(node4.name())) {
+                    owned++;
+                    assertThat(peer.at(node4.name(), node4.clusterAddress()).read(bytes(key)).block())
+                            .as("node4's own copy of %s", key)
+                            .hasValueSatisfying(record -> assertThat(new String(record.value(), StandardCharsets.UTF_8))
+                                    .isEqualTo(value(key)));
+                }
+            }
+        }
+        assertThat(owned).as("node4 owns three quarters of the keys at RF 3 of 4").isBetween(JOIN_KEYS / 2, JOIN_KEYS);
 
         expect(client.putEntity(node4.api(), "via-node4", null, value("via-node4")), 201, "PUT via node4");
         for (Node reader : cluster.running()) {

@@ -61,7 +61,8 @@ final class NodeClient {
             JsonNode root = JSON.readTree(response.body());
             List<Member> members = new ArrayList<>();
             for (JsonNode member : root.path("members")) {
-                members.add(new Member(text(member.get("name")), text(member.get("address")), text(member.get("state"))));
+                members.add(new Member(text(member.get("name")), text(member.get("address")), text(member.get("state")),
+                        text(member.get("dataState"))));
             }
             return new ClusterView(text(root.get("self")), root.path("version").asLong(-1), members, response.body());
         } catch (RuntimeException e) {
@@ -99,7 +100,8 @@ final class NodeClient {
         }
     }
 
-    record Member(String name, String address, String state) {
+    /** @param dataState JOINING, NORMAL or LEAVING */
+    record Member(String name, String address, String state, String dataState) {
     }
 
     /** What {@code GET /v0/cluster} says; {@code raw} is the JSON, for failure messages. */

@@ -50,6 +50,53 @@ class TokenIntervalsTest {
         assertThat(TokenIntervals.owns(three, 2, pieces.get(0), "d")).isFalse();
     }
 
+    private static boolean covers(List<Interval> intervals, long token) {
+        return intervals.stream().anyMatch(interval -> token >= interval.low() && token <= interval.high());
+    }
+
+    @Test
+    void aJoiningMemberPullsEachKeyItWillOwnFromExactlyItsCurrentOwners() {
+        HashRing current = new HashRing(List.of("a", "b", "c"), 32);
+        HashRing future = new HashRing(List.of("a", "b", "c", "d"), 32);
+        java.util.Map<String, List<Interval>> fromEach = new java.util.HashMap<>();
+        for (String source : List.of("a", "b", "c")) {
+            fromEach.put(source, TokenIntervals.moving(current, future, 2, source, "d"));
+        }
+        var random = new java.util.Random(7);
+        int owned = 0;
+        for (int i = 0; i < 5_000; i++) {
+            byte[] key = ("key-" + random.nextInt()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            long token = HashRing.token(key);
+            boolean dWillOwn = future.replicasFor(key, 2).contains("d");
+            owned += dWillOwn ? 1 : 0;
+            for (String source : List.of("a", "b", "c")) {
+                boolean expected = dWillOwn && current.replicasFor(key, 2).contains(source);
+                assertThat(covers(fromEach.get(source), token)).as("%s from %s", new String(key), source).isEqualTo(expected);
+            }
+        }
+        assertThat(owned).as("d owns about half the keys at RF 2 of 4").isBetween(1_500, 3_500);
+    }
+
+    @Test
+    void aLeavingMemberPushesEveryKeyItHoldsToEachOfItsFutureOwners() {
+        HashRing current = new HashRing(List.of("a", "b", "c", "d", "e"), 32);
+        HashRing future = new HashRing(List.of("a", "b", "c"), 32);
+        java.util.Map<String, List<Interval>> toEach = new java.util.HashMap<>();
+        for (String receiver : List.of("a", "b", "c")) {
+            toEach.put(receiver, TokenIntervals.moving(current, future, 3, "e", receiver));
+        }
+        var random = new java.util.Random(11);
+        for (int i = 0; i < 5_000; i++) {
+            byte[] key = ("key-" + random.nextInt()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            long token = HashRing.token(key);
+            boolean eHolds = current.replicasFor(key, 3).contains("e");
+            for (String receiver : List.of("a", "b", "c")) {
+                // With three left, each of them owns every key: all of what e holds goes to each.
+                assertThat(covers(toEach.get(receiver), token)).isEqualTo(eHolds);
+            }
+        }
+    }
+
     @Test
     void splitsIntoEqualPartsThatJoinUp() {
         List<Interval> parts = TokenIntervals.split(new Interval(Long.MIN_VALUE, Long.MAX_VALUE), 16);

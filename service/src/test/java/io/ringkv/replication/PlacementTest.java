@@ -24,7 +24,7 @@ class PlacementTest {
     }
 
     private static Placement placement(HashRing current, HashRing future) {
-        return new Placement(current, future, name -> new NamedReplica(name));
+        return new Placement(current, future, current == future ? List.of() : List.of(future), name -> new NamedReplica(name));
     }
 
     @Test
@@ -49,6 +49,22 @@ class PlacementTest {
             movedTo += writes.contains("d") ? 1 : 0;
         }
         assertThat(movedTo).as("d takes about half of the keys at 2 of 4").isBetween(60, 140);
+    }
+
+    @Test
+    void whileTwoMembersJoinWritesReachEachForWhatItOwnsAsTheOnlyNewcomer() {
+        // d and e join together; d may finish first, and reads then use a, b, c, d.
+        HashRing five = new HashRing(List.of("a", "b", "c", "d", "e"));
+        HashRing withD = FOUR;
+        HashRing withE = new HashRing(List.of("a", "b", "c", "e"));
+        Placement joining = new Placement(THREE, five, List.of(withD, withE), name -> new NamedReplica(name));
+        for (int i = 0; i < 300; i++) {
+            byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+            List<String> writes = names(joining.writeReplicas(key, 3));
+            assertThat(writes).containsAll(THREE.replicasFor(key, 3)).containsAll(five.replicasFor(key, 3))
+                    .containsAll(withD.replicasFor(key, 3)).containsAll(withE.replicasFor(key, 3));
+            assertThat(writes).doesNotHaveDuplicates();
+        }
     }
 
     /** A stand-in replica that only has a name: placement never calls one. */

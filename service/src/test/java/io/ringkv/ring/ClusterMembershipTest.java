@@ -18,8 +18,23 @@ class ClusterMembershipTest {
         assertThat(view.current().members()).containsExactly("a", "b");
         assertThat(view.future().members()).containsExactlyInAnyOrder("a", "b", "c");
 
+        assertThat(view.joining()).containsOnlyKeys("c");
+
         membership.setState("c", MemberState.NORMAL);
         assertThat(membership.view().current()).isSameAs(membership.view().ring());
+        assertThat(membership.view().joining()).isEmpty();
+    }
+
+    @Test
+    void membersJoiningTogetherEachGetTheRingOfThemAloneWithTheCurrentOnes() {
+        var five = ClusterMembership.fixed("a", List.of("a", "b", "c", "d", "e"), 16);
+        five.setState("d", MemberState.JOINING);
+        five.setState("e", MemberState.JOINING);
+        var view = five.view();
+        assertThat(view.current().members()).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(view.joining().get("d").members()).containsExactlyInAnyOrder("a", "b", "c", "d");
+        assertThat(view.joining().get("e").members()).containsExactlyInAnyOrder("a", "b", "c", "e");
+        assertThat(view.future().members()).hasSize(5);
     }
 
     @Test

@@ -18,41 +18,41 @@ class MembershipTrackerTest {
     @Test
     void startsWithItselfAndAddsNamesThatAnswered() {
         assertThat(tracker.members()).containsExactly(SELF);
-        assertThat(tracker.observe(Set.of(B, C), Set.of(B, C))).contains(Set.of(SELF, B, C));
-        assertThat(tracker.observe(Set.of(B, C), Set.of(B, C))).as("no change, no new ring").isEmpty();
+        assertThat(tracker.observe(Set.of(B, C), Set.of(B, C), Set.of())).contains(Set.of(SELF, B, C));
+        assertThat(tracker.observe(Set.of(B, C), Set.of(B, C), Set.of())).as("no change, no new ring").isEmpty();
     }
 
     @Test
     void aListedNameThatDoesNotAnswerDoesNotJoin() {
-        assertThat(tracker.observe(Set.of(), Set.of(B))).isEmpty();
+        assertThat(tracker.observe(Set.of(), Set.of(B), Set.of())).isEmpty();
         assertThat(tracker.members()).containsExactly(SELF);
     }
 
     @Test
     void aMemberThatIsListedButDownStays() {
-        tracker.observe(Set.of(B), Set.of(B));
+        tracker.observe(Set.of(B), Set.of(B), Set.of());
         for (int round = 0; round < 10; round++) {
-            assertThat(tracker.observe(Set.of(), Set.of(B))).isEmpty();
+            assertThat(tracker.observe(Set.of(), Set.of(B), Set.of())).isEmpty();
         }
         assertThat(tracker.members()).contains(B);
     }
 
     @Test
     void aMemberLeavesOnlyAfterBeingAbsentForSeveralRoundsInARow() {
-        tracker.observe(Set.of(B, C), Set.of(B, C));
-        assertThat(tracker.observe(Set.of(B), Set.of(B))).isEmpty();
-        assertThat(tracker.observe(Set.of(B), Set.of(B))).isEmpty();
+        tracker.observe(Set.of(B, C), Set.of(B, C), Set.of());
+        assertThat(tracker.observe(Set.of(B), Set.of(B), Set.of())).isEmpty();
+        assertThat(tracker.observe(Set.of(B), Set.of(B), Set.of())).isEmpty();
         // Back for one round: the count starts again.
-        assertThat(tracker.observe(Set.of(B), Set.of(B, C))).isEmpty();
-        assertThat(tracker.observe(Set.of(B), Set.of(B))).isEmpty();
-        assertThat(tracker.observe(Set.of(B), Set.of(B))).isEmpty();
-        assertThat(tracker.observe(Set.of(B), Set.of(B))).isEqualTo(Optional.of(Set.of(SELF, B)));
+        assertThat(tracker.observe(Set.of(B), Set.of(B, C), Set.of())).isEmpty();
+        assertThat(tracker.observe(Set.of(B), Set.of(B), Set.of())).isEmpty();
+        assertThat(tracker.observe(Set.of(B), Set.of(B), Set.of())).isEmpty();
+        assertThat(tracker.observe(Set.of(B), Set.of(B), Set.of())).isEqualTo(Optional.of(Set.of(SELF, B)));
     }
 
     @Test
     void neverRemovesItself() {
         for (int round = 0; round < 5; round++) {
-            tracker.observe(Set.of(), Set.of());
+            tracker.observe(Set.of(), Set.of(), Set.of());
         }
         assertThat(tracker.members()).containsExactly(SELF);
     }
@@ -70,5 +70,15 @@ class MembershipTrackerTest {
             "5,5,true"})
     void theBootstrapGateOpensOnceEveryOtherOrAMajorityWasReached(int listedOthers, int answered, boolean open) {
         assertThat(MembershipTracker.reachedEnough(listedOthers, answered)).isEqualTo(open);
+    }
+
+    @Test
+    void aMemberThatSaidItWasLeavingGoesAsSoonAsItStopsAnswering() {
+        MembershipTracker tracker = new MembershipTracker(SELF, 3);
+        tracker.observe(Set.of(B, C), Set.of(B, C), Set.of());
+        assertThat(tracker.observe(Set.of(B), Set.of(B, C), Set.of(C)))
+                .as("no damping: it handed its data over and went").contains(Set.of(SELF, B));
+        assertThat(tracker.observe(Set.of(B, C), Set.of(B, C), Set.of(C)))
+                .as("one that answers again is back, whatever it said before").contains(Set.of(SELF, B, C));
     }
 }

@@ -1,0 +1,257 @@
+package io.ringkv.repair;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+import io.ringkv.replication.RemoteReplica;
+import io.ringkv.replication.ReplicaDirectory;
+import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.MemberState;
+import io.ringkv.ring.TokenRange.Interval;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
+
+/**
+ * A node's data moving in and out as the cluster grows and shrinks, on {@link RangeSync}.
+ *
+ * <p><b>Joining</b> (with DNS discovery, where members come and go). A node whose store never
+ * finished joining (a new pod, an empty or cleared volume) says JOINING from its first answer to
+ * a peer: it takes writes for the ranges it will own, but no read asks it and it is not ready.
+ * Once it knows its ring: if no peer holds its ranges yet (every one is JOINING: a new cluster),
+ * it is NORMAL at once; otherwise it waits until its peers have seen it join (two discovery
+ * rounds, so that every write from then on reaches it), pulls from each current owner the ranges
+ * it will own, and becomes NORMAL. A pull that fails is tried again; a ring that changed meanwhile
+ * is pulled again (only what differs moves). A static peer list never changes: its nodes do not
+ * join, and an emptied one is healed by hints, read repair and anti-entropy.
+ *
+ * <p><b>Leaving.</b> When the node is told to stop and {@code scaledAway} says it is not coming
+ * back (its StatefulSet was scaled below it), it marks its store as left (a volume that returns
+ * later is cleared, see {@link RepairLedger}), says LEAVING, waits until its peers have seen that
+ * (so that writes also reach the next owners), and pushes to each next owner everything it holds
+ * for them, newer records only, within {@code leaveTimeout}. A crash, or a leave cut short, is
+ * covered by the other replicas and by repair.
+ */
+public final class DataMovement implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(DataMovement.class);
+    /** Leaving nodes push to this many next owners at once; each transfer has its own records in flight. */
+    private static final int PUSHES = 2;
+
+    /**
+     * @param replicationFactor what each key's first owners are counted in
+     * @param joins             whether a new node pulls its ranges first (members discovered, not listed)
+     * @param settle            how long peers take to see this node's state: two discovery rounds
+     * @param retry             how long a join waits before pulling again from a peer that failed
+     * @param leaveTimeout      how long a leaving node may push before it stops regardless
+     */
+    public record Settings(int replicationFactor, boolean joins, Duration settle, Duration retry, Duration leaveTimeout) {
+    }
+
+    private final ClusterMembership membership;
+    private final ReplicaDirectory replicas;
+    private final RangeSync sync;
+    private final RepairLedger ledger;
+    private final Supplier<Mono<Boolean>> scaledAway;
+    private final Settings settings;
+    private final LongSupplier clock;
+    private volatile RepairProgress running;
+    private volatile Disposable join;
+    private volatile boolean started;
+
+    /** @param scaledAway whether this node is stopping for good; null where nothing can tell (it never leaves) */
+    public DataMovement(ClusterMembership membership, ReplicaDirectory replicas, RangeSync sync, RepairLedger ledger,
+            Supplier<Mono<Boolean>> scaledAway, Settings settings, LongSupplier clock) {
+        this.membership = membership;
+        this.replicas = replicas;
+        this.sync = sync;
+        this.ledger = ledger;
+        this.scaledAway = scaledAway;
+        this.settings = settings;
+        this.clock = clock;
+        // Before any server starts: the first answer a peer gets already says so.
+        if (!ledger.joined()) {
+            if (settings.joins()) {
+                membership.setState(membership.self(), MemberState.JOINING);
+            } else {
+                ledger.markJoined();
+            }
+        }
+    }
+
+    /** The transfer under way (a join's pull or a leave's push), for {@code /v0/cluster}; null if none. */
+    public RepairProgress.Snapshot running() {
+        RepairProgress now = running;
+        return now == null ? null : now.snapshot();
+    }
+
+    @Override
+    public void start() {
+        started = true;
+        if (membership.state(membership.self()) != MemberState.JOINING) {
+            return;
+        }
+        long begun = clock.getAsLong();
+        AtomicLong keys = new AtomicLong();
+        AtomicLong bytes = new AtomicLong();
+        join = Flux.interval(Duration.ofMillis(200))
+                .filter(tick -> membership.isKnown())
+                .next()
+                .flatMap(known -> !peersHoldData() ? Mono.empty() : Mono.delay(settings.settle())
+                        .then(Mono.defer(() -> pullRound(keys, bytes))
+                                .retryWhen(Retry.fixedDelay(Long.MAX_VALUE, settings.retry())
+                                        .doBeforeRetry(signal -> log.warn("joining: {}; pulling again in {}",
+                                                signal.failure().getMessage(), settings.retry())))))
+                .subscribe(ignored -> {
+                }, error -> log.error("joining stopped: {}", error.toString()), () -> {
+                    ledger.markJoined();
+                    membership.setState(membership.self(), MemberState.NORMAL);
+                    log.info("joined: pulled {} keys ({} bytes) in {} ms; serving reads", keys.get(), bytes.get(),
+                            clock.getAsLong() - begun);
+                });
+    }
+
+    private boolean peersHoldData() {
+        String self = membership.self();
+        boolean any = membership.ring().members().stream()
+                .anyMatch(member -> !member.equals(self) && membership.state(member).holdsData());
+        if (!any) {
+            log.info("no peer holds data yet (a new cluster): nothing to pull");
+        }
+        return any;
+    }
+
+    /**
+     * Pulls from every current owner what this node will own; fails if a peer could not be pulled
+     * from, or if the ring changed meanwhile (a new round then covers the new ring).
+     */
+    private Mono<Void> pullRound(AtomicLong keys, AtomicLong bytes) {
+        ClusterMembership.View view = membership.view();
+        String self = membership.self();
+        List<String> sources = view.current().members().stream().filter(member -> !member.equals(self)).toList();
+        return Flux.fromIterable(sources)
+                .concatMap(source -> {
+                    // What it owns with no other joiner finished yet: the most it may have to serve.
+                    List<Interval> intervals = TokenIntervals.moving(view.current(),
+                            view.joining().getOrDefault(self, view.future()), settings.replicationFactor(), source, self);
+                    return intervals.isEmpty() ? Mono.just(true) : transfer(source, intervals, RangeSync.Direction.PULL, keys, bytes);
+                }, 1)
+                .collectList()
+                .flatMap(outcomes -> {
+                    if (outcomes.contains(false)) {
+                        return Mono.error(new IllegalStateException("a current owner could not be pulled from"));
+                    }
+                    if (membership.view().version() != view.version()) {
+                        return Mono.error(new IllegalStateException("the ring changed while pulling"));
+                    }
+                    return Mono.empty();
+                });
+    }
+
+    /** One transfer with one peer; true once it finished, false (logged) if it failed. */
+    private Mono<Boolean> transfer(String name, List<Interval> intervals, RangeSync.Direction direction, AtomicLong keys,
+            AtomicLong bytes) {
+        RemoteReplica peer = replicas.remote(name);
+        String kind = direction == RangeSync.Direction.PULL ? "join" : "leave";
+        if (peer == null || !peer.isAvailable()) {
+            log.warn("{}: {} is not reachable", kind, name);
+            return Mono.just(false);
+        }
+        RepairProgress progress = new RepairProgress(kind, name, clock.getAsLong(), intervals);
+        running = progress;
+        return sync.sync(peer, intervals, direction, progress)
+                .then(Mono.fromCallable(() -> {
+                    progress.finished("done");
+                    RepairProgress.Snapshot done = progress.snapshot();
+                    long moved = done.keysPulled() + done.keysPushed();
+                    keys.addAndGet(moved);
+                    bytes.addAndGet(done.bytes());
+                    log.info("{}: {} {} keys ({} bytes) {} {} in {} ms", kind,
+                            direction == RangeSync.Direction.PULL ? "pulled" : "pushed", moved, done.bytes(),
+                            direction == RangeSync.Direction.PULL ? "from" : "to", name, clock.getAsLong() - done.startedMillis());
+                    return true;
+                }))
+                .onErrorResume(error -> {
+                    progress.finished("failed: " + error.getMessage());
+                    log.warn("{}: transfer with {} failed: {}", kind, name, error.toString());
+                    return Mono.just(false);
+                })
+                .doFinally(signal -> running = null);
+    }
+
+    /**
+     * Runs on the thread that closes the application, before the servers stop: a leaving node
+     * still answers its peers while it hands its data over.
+     */
+    @Override
+    public void stop() {
+        started = false;
+        if (join != null) {
+            join.dispose();
+        }
+        if (scaledAway == null || !membership.isKnown()) {
+            return;
+        }
+        boolean leaving;
+        try {
+            leaving = Boolean.TRUE.equals(scaledAway.get().block(Duration.ofSeconds(5)));
+        } catch (RuntimeException e) {
+            log.warn("could not tell whether this node is scaled away ({}): stopping as for a restart", e.toString());
+            return;
+        }
+        if (leaving) {
+            leave();
+        } else {
+            log.info("stopping for a restart: this node stays a member");
+        }
+    }
+
+    private void leave() {
+        long begun = clock.getAsLong();
+        ledger.markLeft();
+        if (!membership.state(membership.self()).holdsData()) {
+            log.info("this node is scaled away before it finished joining: nothing to hand over");
+            return;
+        }
+        membership.setState(membership.self(), MemberState.LEAVING);
+        log.info("this node is scaled away: handing its data to the next owners, for at most {}", settings.leaveTimeout());
+        AtomicLong keys = new AtomicLong();
+        AtomicLong bytes = new AtomicLong();
+        Mono<Long> handOver = Mono.delay(settings.settle())
+                .thenMany(Flux.defer(() -> {
+                    ClusterMembership.View view = membership.view();
+                    String self = membership.self();
+                    return Flux.fromIterable(view.future().members())
+                            .filter(member -> !member.equals(self))
+                            .flatMap(receiver -> {
+                                List<Interval> intervals = TokenIntervals.moving(view.current(), view.future(),
+                                        settings.replicationFactor(), self, receiver);
+                                return intervals.isEmpty() ? Mono.just(true)
+                                        : transfer(receiver, intervals, RangeSync.Direction.PUSH, keys, bytes);
+                            }, PUSHES);
+                }))
+                .filter(done -> !done)
+                .count();
+        try {
+            long failed = handOver.block(settings.leaveTimeout());
+            log.info("left: pushed {} keys ({} bytes) to the next owners in {} ms{}", keys.get(), bytes.get(),
+                    clock.getAsLong() - begun, failed == 0 ? "" : "; " + failed + " of them could not be reached: repair covers them");
+        } catch (RuntimeException e) {
+            log.warn("left before the hand-over finished ({}): pushed {} keys ({} bytes) in {} ms; the other replicas"
+                    + " and repair cover the rest", e.getMessage(), keys.get(), bytes.get(), clock.getAsLong() - begun);
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return started;
+    }
+}
