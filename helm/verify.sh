@@ -4,10 +4,13 @@
 # contract (ports: http, the node-to-node cluster port, management; the cluster
 # secret; the NetworkPolicy), checks that the values schema and the templates
 # reject bad values, checks that nothing refers to the removed HTTP internal
-# endpoints (/internal/..., X-Ringkv-Cluster-Secret), checks the k6
-# loadtest Job and its scripts (byte-identical to loadtest/, also in the
-# packaged chart), and (when kubectl is available) checks that the kustomize
-# base in k8s/ and k8s/loadtest match the chart's renders.
+# endpoints (/internal/..., X-Ringkv-Cluster-Secret), checks the
+# cluster.departure RBAC (a Role with only `get` on the release's own
+# StatefulSet, bound to the pods' ServiceAccount, the token mounted, the env
+# vars; none of it when disabled; the timeout kept 10s below the grace period),
+# checks the k6 loadtest Job and its scripts (byte-identical to loadtest/, also
+# in the packaged chart), and (when kubectl is available) checks that the
+# kustomize base in k8s/ and k8s/loadtest match the chart's renders.
 #
 # Usage: helm/verify.sh
 #   HELM=/path/to/helm   helm binary (default: `helm` from PATH)
@@ -61,6 +64,8 @@ section() { printf '\n== %s\n' "$*"; }
 # The checker: python3 + PyYAML.
 #   check.py render FILE EXPECT_JSON   contract checks of one render
 #   check.py np-teeth FILE EXPECT_JSON  the NetworkPolicy checks fail on broken copies of a render
+#   check.py rbac-teeth FILE EXPECT_JSON  the departure RBAC checks fail on broken copies of a render
+#   check.py rbac-namespace FILE NAMESPACE  the base's Role/RoleBinding under an overlay namespace
 #   check.py compare HELM.yaml KUSTOMIZE.yaml
 #   check.py schema-coverage VALUES.yaml SCHEMA.json
 #   check.py loadtest FILE EXPECT_JSON LOADTEST_DIR   the loadtest Job/ConfigMap of one render
@@ -311,7 +316,8 @@ def render_checks(path, exp, docs=None):
           g(csc, "seccompProfile", "type", default=g(psc, "seccompProfile", "type")) == "RuntimeDefault")
     check("container runs as non-root uid 10001",
           csc.get("runAsNonRoot", psc.get("runAsNonRoot")) is True and csc.get("runAsUser", psc.get("runAsUser")) == 10001)
-    check("terminationGracePeriodSeconds = 60", pod.get("terminationGracePeriodSeconds") == 60,
+    grace = exp.get("terminationGracePeriodSeconds", 60)
+    check("terminationGracePeriodSeconds = %d" % grace, pod.get("terminationGracePeriodSeconds") == grace,
           pod.get("terminationGracePeriodSeconds"))
 
     # -- volumes
@@ -351,9 +357,51 @@ def render_checks(path, exp, docs=None):
     sas = {d["metadata"]["name"]: d for d in kinds("ServiceAccount")}
     sa = sas.get(pod.get("serviceAccountName"))
     check("pod uses the rendered ServiceAccount", sa is not None, (pod.get("serviceAccountName"), list(sas)))
-    check("ServiceAccount and pod: automountServiceAccountToken false",
-          sa is not None and sa.get("automountServiceAccountToken") is False
-          and pod.get("automountServiceAccountToken") is False)
+    sa_automount = exp.get("serviceAccountAutomount", False)
+    check("ServiceAccount: automountServiceAccountToken %s (serviceAccount.automount)" % json.dumps(sa_automount),
+          sa is not None and sa.get("automountServiceAccountToken") is sa_automount,
+          sa and sa.get("automountServiceAccountToken"))
+
+    # -- departure on scale-down (cluster.departure): on SIGTERM a node reads its own StatefulSet
+    roles, bindings = kinds("Role"), kinds("RoleBinding")
+    departure_env = [n for n in env_names if n.startswith("RINGKV_CLUSTER_DEPARTURE_")]
+    sts_name = sts["metadata"]["name"]
+    if exp["departure"]:
+        check("departure: pod automountServiceAccountToken true (the node reads its StatefulSet through the API)",
+              pod.get("automountServiceAccountToken") is True, pod.get("automountServiceAccountToken"))
+        check("departure: RINGKV_CLUSTER_DEPARTURE_STATEFUL_SET = the StatefulSet's own name (%s)" % sts_name,
+              val("RINGKV_CLUSTER_DEPARTURE_STATEFUL_SET") == sts_name, val("RINGKV_CLUSTER_DEPARTURE_STATEFUL_SET"))
+        timeout = val("RINGKV_CLUSTER_DEPARTURE_TIMEOUT")
+        check("departure: RINGKV_CLUSTER_DEPARTURE_TIMEOUT = %s" % exp["departure"], timeout == exp["departure"], timeout)
+        m = re.fullmatch(r"([1-9][0-9]*)s", str(timeout or ""))
+        grace_s = pod.get("terminationGracePeriodSeconds")
+        check("departure: timeout %s at least 10s below terminationGracePeriodSeconds (%s)" % (timeout, grace_s),
+              m and isinstance(grace_s, int) and int(m.group(1)) + 10 <= grace_s, (timeout, grace_s))
+        check("departure: exactly one Role and one RoleBinding", len(roles) == 1 and len(bindings) == 1,
+              [(d["kind"], d["metadata"]["name"]) for d in roles + bindings])
+        want_rules = [{"apiGroups": ["apps"], "resources": ["statefulsets"], "resourceNames": [sts_name], "verbs": ["get"]}]
+        role = roles[0] if len(roles) == 1 else {}
+        check("departure: Role grants only get on statefulsets/%s (apps), nothing else" % sts_name,
+              role.get("rules") == want_rules, role.get("rules"))
+        rb = bindings[0] if len(bindings) == 1 else {}
+        check("departure: RoleBinding refers to that Role",
+              rb.get("roleRef") == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": g(role, "metadata", "name")}
+              and role, rb.get("roleRef"))
+        subjects = rb.get("subjects") or []
+        rb_ns = g(rb, "metadata", "namespace")
+        check("departure: RoleBinding's only subject is the pods' ServiceAccount %s/%s"
+              % (exp["namespace"], pod.get("serviceAccountName")),
+              len(subjects) == 1 and subjects[0].get("kind") == "ServiceAccount" and not subjects[0].get("apiGroup")
+              and subjects[0].get("name") == pod.get("serviceAccountName")
+              and subjects[0].get("namespace", rb_ns) == exp["namespace"], subjects)
+        check("departure: Role and RoleBinding carry the release's selector labels",
+              role and rb and all(subset(g(spec, "selector", "matchLabels"), g(d, "metadata", "labels") or {}) for d in (role, rb)))
+    else:
+        check("departure off: no Role and no RoleBinding", not roles and not bindings,
+              [(d["kind"], d["metadata"]["name"]) for d in roles + bindings])
+        check("departure off: no RINGKV_CLUSTER_DEPARTURE_* env var", not departure_env, departure_env)
+        check("departure off: pod automountServiceAccountToken = serviceAccount.automount (%s)" % json.dumps(sa_automount),
+              pod.get("automountServiceAccountToken") is sa_automount, pod.get("automountServiceAccountToken"))
 
     # -- PDB
     pdbs = kinds("PodDisruptionBudget")
@@ -490,7 +538,13 @@ def normalize(docs):
         if "helm.sh/hook" in (g(d, "metadata", "annotations") or {}):
             continue
         d = walk(d)
-        d["metadata"].pop("namespace", None)
+        ns = d["metadata"].pop("namespace", None)
+        # A RoleBinding's ServiceAccount subject without a namespace is in the binding's own: the
+        # chart writes the release namespace, the namespace-less base leaves it out.
+        if d["kind"] == "RoleBinding":
+            for subject in d.get("subjects") or []:
+                if subject.get("kind") == "ServiceAccount" and ns is not None and subject.get("namespace") == ns:
+                    subject.pop("namespace")
         if d["kind"] == "Secret":
             d["metadata"]["name"] = secret_names[d["metadata"]["name"]]
             d = {"kind": "Secret", "name": d["metadata"]["name"], "type": d.get("type"),
@@ -785,6 +839,103 @@ def np_teeth(path, exp):
     OUT = [(bool(ok), name, "" if ok else str(detail)) for name, ok, detail in results]
 
 
+def rbac_teeth(path, exp):
+    """The departure checks must fail on copies of a good render whose Role grants more than `get` on the
+    one StatefulSet, or whose RoleBinding names someone else: otherwise they would prove nothing."""
+    import copy
+    global OUT
+    good = load(path)
+
+    def first(docs, kind):
+        return [d for d in docs if d.get("kind") == kind][0]
+
+    def rule(docs):
+        return first(docs, "Role")["rules"][0]
+
+    def plus_list(docs):
+        rule(docs)["verbs"].append("list")
+
+    def all_verbs(docs):
+        rule(docs)["verbs"] = ["*"]
+
+    def any_statefulset(docs):
+        rule(docs).pop("resourceNames")
+
+    def another_statefulset(docs):
+        rule(docs)["resourceNames"].append("other")
+
+    def any_group(docs):
+        rule(docs)["apiGroups"] = ["*"]
+
+    def plus_secrets(docs):
+        first(docs, "Role")["rules"].append({"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]})
+
+    def plus_scale(docs):
+        rule(docs)["resources"].append("statefulsets/scale")
+
+    def default_account(docs):
+        first(docs, "RoleBinding")["subjects"][0]["name"] = "default"
+
+    def other_namespace(docs):
+        first(docs, "RoleBinding")["subjects"][0]["namespace"] = "elsewhere"
+
+    def no_token(docs):
+        first(docs, "StatefulSet")["spec"]["template"]["spec"]["automountServiceAccountToken"] = False
+
+    broken = {
+        "a Role that also lists StatefulSets": (plus_list, "Role grants only"),
+        "a Role with every verb": (all_verbs, "Role grants only"),
+        "a Role on every StatefulSet (no resourceNames)": (any_statefulset, "Role grants only"),
+        "a Role on a second StatefulSet too": (another_statefulset, "Role grants only"),
+        "a Role on every API group": (any_group, "Role grants only"),
+        "a Role that also reads Secrets": (plus_secrets, "Role grants only"),
+        "a Role on statefulsets/scale too": (plus_scale, "Role grants only"),
+        "a RoleBinding to the namespace's default ServiceAccount": (default_account, "only subject"),
+        "a RoleBinding to a ServiceAccount of another namespace": (other_namespace, "only subject"),
+        "pods without the token": (no_token, "automountServiceAccountToken true"),
+    }
+    results = []
+    for what, (mutate, expect) in broken.items():
+        docs = copy.deepcopy(good)
+        mutate(docs)
+        OUT = []
+        render_checks(path, exp, docs)
+        failed = [name for ok, name, _ in OUT if not ok]
+        results.append(("the departure checks catch %s" % what,
+                        any(n.startswith("departure:") and expect in n for n in failed), failed))
+    OUT = [(bool(ok), name, "" if ok else str(detail)) for name, ok, detail in results]
+
+
+def rbac_namespace(path, namespace):
+    docs = load(path)
+    by_kind = lambda k: [d for d in docs if d.get("kind") == k]
+    sas, roles, rbs = by_kind("ServiceAccount"), by_kind("Role"), by_kind("RoleBinding")
+    stss, secrets = by_kind("StatefulSet"), by_kind("Secret")
+    if len(stss) == len(roles) == len(secrets) == 1:
+        sts_name = stss[0]["metadata"]["name"]
+        check("overlay: the Role still grants get on statefulsets/%s alone (not renamed after the Secret)" % sts_name,
+              roles[0].get("rules") == [{"apiGroups": ["apps"], "resources": ["statefulsets"],
+                                         "resourceNames": [sts_name], "verbs": ["get"]}], roles[0].get("rules"))
+        envs = g(stss[0], "spec", "template", "spec", "containers", 0, "env", default=[])
+        ref = [g(e, "valueFrom", "secretKeyRef", "name") for e in envs if e.get("name") == "RINGKV_CLUSTER_SECRET"]
+        check("overlay: RINGKV_CLUSTER_SECRET refers to the replaced Secret (%s)" % secrets[0]["metadata"]["name"],
+              ref == [secrets[0]["metadata"]["name"]]
+              and base64.b64decode(g(secrets[0], "data", "cluster-secret", default="")) != b"CHANGE-ME-placeholder-ringkv-secret",
+              ref)
+    else:
+        check("overlay: one StatefulSet, Role and Secret", False, [(d["kind"], d["metadata"]["name"]) for d in docs])
+    check("overlay: ServiceAccount, Role and RoleBinding in namespace %s" % namespace,
+          len(sas) == len(roles) == len(rbs) == 1
+          and all(g(d, "metadata", "namespace") == namespace for d in sas + roles + rbs),
+          [(d["kind"], g(d, "metadata", "namespace")) for d in sas + roles + rbs])
+    if len(sas) == len(rbs) == 1:
+        subjects = rbs[0].get("subjects") or []
+        check("overlay: the RoleBinding's subject is the ServiceAccount %s/%s (no namespace = the binding's own)"
+              % (namespace, sas[0]["metadata"]["name"]),
+              len(subjects) == 1 and subjects[0].get("name") == sas[0]["metadata"]["name"]
+              and subjects[0].get("namespace", g(rbs[0], "metadata", "namespace")) == namespace, subjects)
+
+
 def job_name(path):
     names = [d["metadata"]["name"] for d in load(path) if d.get("kind") == "Job"]
     print(names[0] if len(names) == 1 else "")
@@ -799,6 +950,10 @@ try:
         render_checks(sys.argv[2], json.loads(sys.argv[3]))
     elif mode == "np-teeth":
         np_teeth(sys.argv[2], json.loads(sys.argv[3]))
+    elif mode == "rbac-teeth":
+        rbac_teeth(sys.argv[2], json.loads(sys.argv[3]))
+    elif mode == "rbac-namespace":
+        rbac_namespace(sys.argv[2], sys.argv[3])
     elif mode == "loadtest":
         loadtest_checks(sys.argv[2], json.loads(sys.argv[3]), sys.argv[4])
     elif mode == "compare-loadtest":
@@ -876,13 +1031,13 @@ must_succeed "helm lint --strict (loadtest enabled)" "$HELM" lint --strict "$CHA
 run_checker schema-coverage "$CHART/values.yaml" "$CHART/values.schema.json"
 
 # ---------------------------------------------------------------------------
-DEFAULT_KINDS='["ServiceAccount","Secret","Service","Service","StatefulSet","PodDisruptionBudget"]'
+DEFAULT_KINDS='["ServiceAccount","Role","RoleBinding","Secret","Service","Service","StatefulSet","PodDisruptionBudget"]'
 
 render_case default ringkv default "$(cat <<EOF
 {"namespace":"default","fullname":"ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
  "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
  "persistence":true,"size":"1Gi","storageClassName":null,"volumePermissions":false,"networkPolicy":false,
- "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0","kinds":$DEFAULT_KINDS}
+ "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0","departure":"45s","kinds":$DEFAULT_KINDS}
 EOF
 )"
 
@@ -890,8 +1045,8 @@ render_case custom rel kvns "$(cat <<EOF
 {"namespace":"kvns","fullname":"kv","replicas":5,"imageTag":"0.1.0","clusterDomain":"corp.internal",
  "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"2Gi","heapMiB":819,
  "persistence":true,"size":"10Gi","storageClassName":"fast-ssd","volumePermissions":true,"networkPolicy":true,
- "antiAffinity":"hard","spread":true,"tests":true,"testImage":"busybox:1.37.0",
- "kinds":["ServiceAccount","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}
+ "antiAffinity":"hard","spread":true,"tests":true,"testImage":"busybox:1.37.0","departure":"45s",
+ "kinds":["ServiceAccount","Role","RoleBinding","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}
 EOF
 )" --set "$CUSTOM_SET" \
    --set 'networkPolicy.managementFrom[0].namespaceSelector.matchLabels.kubernetes\.io/metadata\.name=monitoring' \
@@ -901,8 +1056,8 @@ render_case existing-secret my-db default "$(cat <<EOF
 {"namespace":"default","fullname":"my-db-ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
  "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":80,"memoryLimit":"1000Mi","heapMiB":750,
  "persistence":false,"volumePermissions":false,"networkPolicy":false,"existingSecret":"ringkv-shared",
- "antiAffinity":"none","spread":false,"tests":false,
- "kinds":["ServiceAccount","Service","Service","StatefulSet","PodDisruptionBudget"]}
+ "antiAffinity":"none","spread":false,"tests":false,"departure":"45s",
+ "kinds":["ServiceAccount","Role","RoleBinding","Service","Service","StatefulSet","PodDisruptionBudget"]}
 EOF
 )" --set jvm.heapPercent=75,resources.limits.memory=1000Mi,resources.requests.memory=1000Mi \
    --set cluster.existingSecret=ringkv-shared,persistence.enabled=false,podAntiAffinity.type=none \
@@ -932,7 +1087,7 @@ render_case ports-and-secret ringkv default "$(cat <<EOF
  "persistence":true,"size":"1Gi","storageClassName":"","volumePermissions":true,
  "volumePermissionsImage":"debian:bookworm-slim","networkPolicy":false,
  "secretValue":"0123456789abcdef0123456789abcdef",
- "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0","kinds":$DEFAULT_KINDS}
+ "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0","departure":"45s","kinds":$DEFAULT_KINDS}
 EOF
 )" -f "$WORK/values-ports.yaml"
 
@@ -962,14 +1117,53 @@ NETPOL_EXPECT="$(cat <<EOF
 {"namespace":"default","fullname":"ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
  "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
  "persistence":true,"size":"1Gi","storageClassName":null,"volumePermissions":false,"networkPolicy":true,
- "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0",
- "kinds":["ServiceAccount","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy","ConfigMap","Job"]}
+ "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0","departure":"45s",
+ "kinds":["ServiceAccount","Role","RoleBinding","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy","ConfigMap","Job"]}
 EOF
 )"
 render_case network-policy ringkv default "$NETPOL_EXPECT" -f "$WORK/values-netpol.yaml"
 if [ -s "$WORK/network-policy.yaml" ]; then
   run_checker np-teeth "$WORK/network-policy.yaml" "$NETPOL_EXPECT"
 fi
+
+# cluster.departure: a pod removed by a scale-down reads its own StatefulSet (Role with `get` on
+# it alone, RoleBinding to the pods' ServiceAccount, token mounted) and hands its data over for at
+# most the timeout, which must stay 10s below the grace period. The default render above has it
+# on; rbac-teeth breaks copies of that render's Role/RoleBinding/token and expects the checks to fail.
+DEFAULT_EXPECT_BASE='"namespace":"default","fullname":"ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
+ "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
+ "persistence":true,"size":"1Gi","storageClassName":null,"volumePermissions":false,"networkPolicy":false,
+ "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0"'
+if [ -s "$WORK/default.yaml" ]; then
+  run_checker rbac-teeth "$WORK/default.yaml" "{$DEFAULT_EXPECT_BASE,\"departure\":\"45s\",\"kinds\":$DEFAULT_KINDS}"
+fi
+NO_RBAC_KINDS='["ServiceAccount","Secret","Service","Service","StatefulSet","PodDisruptionBudget"]'
+# Off, the timeout is not used and not checked (600s > the 60s grace period).
+render_case departure-off ringkv default "{$DEFAULT_EXPECT_BASE,\"departure\":false,\"kinds\":$NO_RBAC_KINDS}" \
+  --set cluster.departure.enabled=false,cluster.departure.timeout=600s
+render_case departure-off-automount ringkv default \
+  "{$DEFAULT_EXPECT_BASE,\"departure\":false,\"serviceAccountAutomount\":true,\"kinds\":$NO_RBAC_KINDS}" \
+  --set cluster.departure.enabled=false,serviceAccount.automount=true
+# On, in another namespace, with a ServiceAccount of another name, the token on for the
+# ServiceAccount too, and the longest timeout the grace period allows (120s - 10s).
+cat >"$WORK/values-departure.yaml" <<'EOF'
+terminationGracePeriodSeconds: 120
+cluster:
+  departure:
+    enabled: true
+    timeout: 110s
+serviceAccount:
+  name: ringkv-nodes
+  automount: true
+EOF
+render_case departure-custom store kvns "$(cat <<EOF
+{"namespace":"kvns","fullname":"store-ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
+ "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
+ "persistence":true,"size":"1Gi","storageClassName":null,"volumePermissions":false,"networkPolicy":false,
+ "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0",
+ "terminationGracePeriodSeconds":120,"departure":"110s","serviceAccountAutomount":true,"kinds":$DEFAULT_KINDS}
+EOF
+)" -f "$WORK/values-departure.yaml"
 
 # ---------------------------------------------------------------------------
 section "bad values are rejected"
@@ -1020,6 +1214,28 @@ bad "loadtest.p99Ms=0.0 (a string, not > 0)"   "$SCHEMA_ERR" --set loadtest.p99M
 bad "loadtest.env overriding SCENARIO"         "$SCHEMA_ERR" --set-string loadtest.env.SCENARIO=put
 bad "loadtest.env with a number (not a string)" "$SCHEMA_ERR" --set loadtest.env.VUS=20
 bad "an unknown loadtest key"                  "$SCHEMA_ERR" --set loadtest.rat=50
+DEPARTURE_ERR='cluster.departure.timeout \(%s\) must be at least 10s below terminationGracePeriodSeconds \(%s\): a node removed by a scale-down must finish handing over its data before the kubelet kills it'
+# shellcheck disable=SC2059
+bad "cluster.departure.timeout=51s (less than 10s below the 60s grace period)" \
+  "$(printf "$DEPARTURE_ERR" 51s 60)" --set cluster.departure.timeout=51s
+# shellcheck disable=SC2059
+bad "terminationGracePeriodSeconds=54 with the default 45s departure timeout" \
+  "$(printf "$DEPARTURE_ERR" 45s 54)" --set terminationGracePeriodSeconds=54
+# shellcheck disable=SC2059
+bad "cluster.departure.timeout=600s (longer than the grace period)" \
+  "$(printf "$DEPARTURE_ERR" 600s 60).*at least 610" --set cluster.departure.timeout=600s
+must_succeed "accepts cluster.departure.timeout=50s (exactly 10s below the 60s grace period)" \
+  "$HELM" template ringkv "$CHART" --set cluster.departure.timeout=50s
+bad "cluster.departure.timeout=45 (a number)"  "$SCHEMA_ERR" --set cluster.departure.timeout=45
+bad "cluster.departure.timeout=1m (not seconds)" "$SCHEMA_ERR" --set cluster.departure.timeout=1m
+bad "cluster.departure.timeout=45000ms"        "$SCHEMA_ERR" --set cluster.departure.timeout=45000ms
+bad "cluster.departure.timeout=0s"             "$SCHEMA_ERR" --set cluster.departure.timeout=0s
+bad "cluster.departure.enabled=yes (string)"   "$SCHEMA_ERR" --set-string cluster.departure.enabled=yes
+bad "an unknown cluster.departure key"         "$SCHEMA_ERR" --set cluster.departure.timout=45s
+bad "extraEnv overriding RINGKV_CLUSTER_DEPARTURE_TIMEOUT" "$SCHEMA_ERR" \
+  --set 'extraEnv[0].name=RINGKV_CLUSTER_DEPARTURE_TIMEOUT' --set-string 'extraEnv[0].value=600s'
+bad "extraEnv overriding RINGKV_CLUSTER_DEPARTURE_STATEFUL_SET" "$SCHEMA_ERR" \
+  --set 'extraEnv[0].name=RINGKV_CLUSTER_DEPARTURE_STATEFUL_SET' --set-string 'extraEnv[0].value=other'
 
 # ---------------------------------------------------------------------------
 # Node-to-node traffic moved off the public HTTP port to the cluster port: the HTTP internal
@@ -1176,6 +1392,30 @@ else
     fail "the base has no Job: applying it starts no load test"
   else
     pass "the base has no Job: applying it starts no load test"
+  fi
+  # An overlay as kustomization.yaml suggests: its own namespace, the secret replaced. The base is
+  # namespace-less, so the RoleBinding's subject must follow that namespace; and the Role must still
+  # name the StatefulSet (kustomize writes a hashed Secret's name into every Role's resourceNames
+  # that match the Secret's, which is why the base's Secret has no hash).
+  mkdir -p "$WORK/overlay"
+  head -c 24 /dev/urandom | base64 >"$WORK/overlay/cluster-secret.txt"
+  cat >"$WORK/overlay/kustomization.yaml" <<EOF
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: kvns
+resources:
+  - $("$PYTHON" -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$K8S_DIR" "$WORK/overlay")
+secretGenerator:
+  - name: ringkv
+    behavior: replace
+    files:
+      - cluster-secret=cluster-secret.txt
+EOF
+  if "$KUBECTL" kustomize "$WORK/overlay" >"$WORK/kustomize-overlay.yaml" 2>"$WORK/kustomize-overlay.err"; then
+    pass "kubectl kustomize of an overlay of k8s/ (namespace kvns, secret replaced)"
+    run_checker rbac-namespace "$WORK/kustomize-overlay.yaml" kvns
+  else
+    fail "kubectl kustomize of an overlay of k8s/ (namespace kvns, secret replaced)" "$WORK/kustomize-overlay.err"
   fi
 fi
 if [ -n "$KUBECTL" ] && command -v "$KUBECTL" >/dev/null 2>&1; then

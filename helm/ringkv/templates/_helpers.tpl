@@ -208,3 +208,22 @@ JAVA_TOOL_OPTIONS value.
 {{- end }}
 {{- $opts }}
 {{- end }}
+
+{{/*
+cluster.departure.timeout ("<n>s"), checked against terminationGracePeriodSeconds:
+a node removed by a scale-down must finish handing over its data (and close
+RocksDB) before the kubelet kills it, so the timeout must be at least 10s below
+the grace period.
+*/}}
+{{- define "ringkv.departureTimeout" -}}
+{{- $timeout := toString .Values.cluster.departure.timeout }}
+{{- if not (regexMatch "^[1-9][0-9]*s$" $timeout) }}
+{{- fail (printf "cluster.departure.timeout must be whole seconds such as 45s, got %q" $timeout) }}
+{{- end }}
+{{- $seconds := trimSuffix "s" $timeout | atoi }}
+{{- $grace := int .Values.terminationGracePeriodSeconds }}
+{{- if gt (add $seconds 10) $grace }}
+{{- fail (printf "cluster.departure.timeout (%s) must be at least 10s below terminationGracePeriodSeconds (%d): a node removed by a scale-down must finish handing over its data before the kubelet kills it. Lower cluster.departure.timeout or raise terminationGracePeriodSeconds to at least %d." $timeout $grace (add $seconds 10)) }}
+{{- end }}
+{{- $timeout }}
+{{- end }}
