@@ -9,6 +9,10 @@
 # for kind: LOAD_IMAGE="kind load docker-image"). Everything it creates lives in a fresh
 # namespace, removed at the end whether the test passed or not; with KUBE_LOCAL=1 the cluster
 # is stopped at the end too (also when starting it failed).
+#
+# Step 7 scales the StatefulSet 3 -> 5 -> 3 under a write load and checks, Jepsen style, that no
+# acknowledged write was lost: e2e/checker.py (load, check, census; its tests: e2e/test_checker.py,
+# run in step 1). It needs python3 (3.11, standard library only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +22,9 @@ RELEASE=ringkv
 TAG=${RINGKV_IMAGE_TAG:-e2e-$(git rev-parse --short HEAD 2>/dev/null || date +%s)}
 K6_IMAGE=""
 NAMESPACE_CREATED=0
-PF_PIDS=()
+PF_PIDS=()   # port-forwards
+BG_PIDS=()   # other background jobs: the checker's load, kubectl logs -f
+WORK=""      # scratch directory of step 7 (the checker's records and logs)
 STEP_STARTED=$SECONDS
 STEP=""
 
@@ -37,7 +43,8 @@ k() { kubectl -n "$NAMESPACE" "$@"; }
 
 on_exit() {
   local status=$?
-  for pid in "${PF_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${BG_PIDS[@]}" "${PF_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  [ -z "$WORK" ] || rm -rf "$WORK"
   if [ $status -ne 0 ] && [ $NAMESPACE_CREATED = 1 ]; then
     echo "==> FAILED in: $STEP; what the cluster says:" >&2
     k get events --sort-by=.lastTimestamp 2>&1 | tail -n 40 >&2 || true
@@ -76,96 +83,54 @@ for tool in kubectl helm docker curl; do
   command -v "$tool" >/dev/null || fail "$tool is needed"
 done
 
-# Forwards a local port to a pod or service and waits until it answers; prints the base URL.
-forward() {
-  local target=$1 port
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  k port-forward "$target" "$port:8080" >/dev/null 2>&1 &
-  PF_PIDS+=($!)
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# Forwards a free local port to a port of a pod or service in the background; sets FWD_PORT and
+# FWD_PID, and adds the pid to PF_PIDS (killed by stop_forwards, stop_forward and on exit). Call it
+# (and forward) directly, never in $(...): the pid would be lost with the subshell, and the kubectl
+# process would outlive the test. kubectl itself, not the function k: $! of a function run in the
+# background is a subshell, and killing it would leave its kubectl running.
+port_forward() { # target remote-port
+  FWD_PORT=$(free_port)
+  kubectl -n "$NAMESPACE" port-forward "$1" "$FWD_PORT:$2" >/dev/null 2>&1 &
+  FWD_PID=$!
+  PF_PIDS+=("$FWD_PID")
+}
+# Forwards to the HTTP port of a pod or service and waits until it answers; sets BASE to the URL.
+try_forward() { # target
+  port_forward "$1" 8080
   for _ in $(seq 1 50); do
-    curl -fs -o /dev/null "http://127.0.0.1:$port/v0/status" && { echo "http://127.0.0.1:$port"; return; }
+    curl -fs -o /dev/null "http://127.0.0.1:$FWD_PORT/v0/status" && { BASE="http://127.0.0.1:$FWD_PORT"; return 0; }
     sleep 0.2
   done
-  fail "port-forward to $target did not answer"
+  stop_forward "$FWD_PID"
+  return 1
 }
-# Reads one pod's OWN copy of a key over the node-to-node protocol, as a peer does: a port-forward
-# to the pod's cluster port (7070), the handshake proving the cluster secret (and checking the
-# node's proof back), then one READ. Prints the value; fails on a refusal, NOT_FOUND or a
-# tombstone. (A public GET with replicas=1/1 would ask the key's first replica, not this pod.)
-peer_read() { # pod key secret
-  local target=$1 key=$2 secret=$3 port
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  k port-forward "$target" "$port:7070" >/dev/null 2>&1 &
-  PF_PIDS+=($!)
-  python3 - "$port" "$key" "$secret" <<'PY'
-import hashlib, hmac, os, socket, struct, sys, time
-
-port, key, secret = int(sys.argv[1]), sys.argv[2].encode(), sys.argv[3].encode()
-HELLO, AUTH, WELCOME, REFUSED, READ, RECORD, NOT_FOUND = 0x01, 0x02, 0x03, 0x04, 0x10, 0x20, 0x21
-
-
-def recv_exact(sock, n):
-    data = b""
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise EOFError("the node closed the connection")
-        data += chunk
-    return data
-
-
-def read_frame(sock):
-    (length,) = struct.unpack(">i", recv_exact(sock, 4))
-    body = recv_exact(sock, length)
-    return body[0], struct.unpack(">i", body[1:5])[0], body[5:]
-
-
-def send_frame(sock, kind, ident, payload):
-    sock.sendall(struct.pack(">iBi", 5 + len(payload), kind, ident) + payload)
-
-
-# The port-forward takes a moment to listen (and to reach the pod): retry until the greeting comes.
-deadline = time.time() + 20
-while True:
-    try:
-        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-        kind, _, hello = read_frame(sock)
-        break
-    except (OSError, EOFError) as e:
-        if time.time() > deadline:
-            sys.exit("no greeting on the cluster port: %s" % e)
-        time.sleep(0.3)
-if kind != HELLO or hello[:4] != b"RKV1":
-    sys.exit("not a ringkv greeting: type %d, %r" % (kind, hello[:4]))
-server_nonce = hello[6:38]
-client_nonce, name = os.urandom(32), b"e2e/run.sh"
-proof = hmac.new(secret, b"ringkv client" + server_nonce + client_nonce + name, hashlib.sha256).digest()
-send_frame(sock, AUTH, 0, struct.pack(">H", 1) + client_nonce + struct.pack(">H", len(name)) + name + proof)
-kind, _, answer = read_frame(sock)
-if kind == REFUSED:
-    sys.exit("the node refused the handshake: %s" % answer.decode(errors="replace"))
-if kind != WELCOME:
-    sys.exit("expected WELCOME, got type %d" % kind)
-(name_length,) = struct.unpack(">H", answer[34:36])
-server_name = answer[36:36 + name_length]
-expected = hmac.new(secret, b"ringkv server" + client_nonce + server_nonce + server_name, hashlib.sha256).digest()
-if not hmac.compare_digest(expected, answer[2:34]):
-    sys.exit("the node's proof of the cluster secret is wrong")
-send_frame(sock, READ, 1, struct.pack(">H", len(key)) + key)
-kind, ident, record = read_frame(sock)
-sock.close()
-if kind == NOT_FOUND:
-    sys.exit("%s holds no copy of %s" % (server_name.decode(), key.decode()))
-if kind != RECORD or ident != 1 or record[0] != 1:
-    sys.exit("expected RECORD for request 1, got type %d id %d" % (kind, ident))
-if record[1] & 1:
-    sys.exit("%s holds a tombstone for %s" % (server_name.decode(), key.decode()))
-sys.stdout.write(record[10:].decode(errors="replace"))
-PY
+forward() { # target
+  try_forward "$1" || fail "port-forward to $1 did not answer"
+}
+stop_forward() { # pid: stops that one port-forward
+  local pid kept=()
+  kill "$1" 2>/dev/null || true
+  for pid in "${PF_PIDS[@]}"; do [ "$pid" = "$1" ] || kept+=("$pid"); done
+  PF_PIDS=("${kept[@]}")
 }
 stop_forwards() {
   for pid in "${PF_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   PF_PIDS=()
+}
+# Reads one pod's OWN copy of a key over the node-to-node protocol, as a peer does: a port-forward
+# to the pod's cluster port (7070), then e2e/checker.py peer-read: the handshake proving the
+# cluster secret (and checking the node's proof back), then one READ. Prints the value; fails on a
+# refusal, NOT_FOUND or a tombstone. (A public GET with replicas=1/1 would ask the key's first
+# replica, not this pod.) Stops its own port-forward, so it may run in $(...).
+peer_read() { # pod key secret
+  local status=0
+  port_forward "$1" 7070
+  RINGKV_CLUSTER_SECRET=$3 python3 e2e/checker.py peer-read --port "$FWD_PORT" --key "$2" || status=$?
+  stop_forward "$FWD_PID"
+  return $status
 }
 
 # Polls a command until it succeeds, for at most $1 seconds.
@@ -178,17 +143,23 @@ eventually() {
   done
 }
 
-# The sorted member names of one pod's /v0/cluster.
-members_of() {
-  local base
-  base=$(forward "pod/$1")
-  curl -fs "$base/v0/cluster" 2>/dev/null | python3 -c '
+# One pod's GET /v0/cluster: sets MEMBERS (the sorted member names) and DATA_STATES (the members'
+# distinct dataStates, sorted: NORMAL, or e.g. "JOINING NORMAL"); both empty if it does not answer.
+members_of() { # pod
+  local view=""
+  MEMBERS="" DATA_STATES=""
+  try_forward "pod/$1" || return 0
+  view=$(curl -fs --max-time 10 "$BASE/v0/cluster" 2>/dev/null | python3 -c '
 import json, sys
 try:
-    print(" ".join(sorted(m["name"] for m in json.load(sys.stdin)["members"])))
-except ValueError:
-    print("")' || true
-  stop_forwards
+    members = json.load(sys.stdin)["members"]
+    print(" ".join(sorted(m["name"] for m in members)))
+    print(" ".join(sorted({str(m.get("dataState")) for m in members})))
+except (ValueError, KeyError, TypeError):
+    pass') || true
+  stop_forward "$FWD_PID"
+  MEMBERS=$(sed -n 1p <<<"$view")
+  DATA_STATES=$(sed -n 2p <<<"$view")
 }
 expected_members() {
   local n=$1 i names=()
@@ -197,11 +168,20 @@ expected_members() {
   done
   printf '%s\n' "${names[@]}" | sort | xargs
 }
-all_pods_see() {
+release_pods() {
+  k get pods -l app.kubernetes.io/instance="$RELEASE",app.kubernetes.io/name=ringkv -o jsonpath='{.items[*].metadata.name}'
+}
+# Whether every pod of the release sees exactly the members 0..n-1; with "normal", also every member
+# in dataState NORMAL (none still JOINING or LEAVING). When not, LAST_VIEW says which pod saw what.
+LAST_VIEW=""
+all_pods_see() { # n [normal]
   local n=$1 want pod
   want=$(expected_members "$n")
-  for pod in $(k get pods -l app.kubernetes.io/instance="$RELEASE",app.kubernetes.io/name=ringkv -o jsonpath='{.items[*].metadata.name}'); do
-    [ "$(members_of "$pod")" = "$want" ] || return 1
+  for pod in $(release_pods); do
+    members_of "$pod"
+    LAST_VIEW="$pod sees ${MEMBERS:-nothing} (data states: ${DATA_STATES:-none})"
+    [ "$MEMBERS" = "$want" ] || return 1
+    [ "${2:-}" != normal ] || [ "$DATA_STATES" = NORMAL ] || return 1
   done
 }
 expect_status() { # expected method url [data]
@@ -210,7 +190,12 @@ expect_status() { # expected method url [data]
   [ "$got" = "$expected" ] || fail "$method $url answered $got, expected $expected"
 }
 
-step "1/9 build the images and load them into the cluster"
+step "1/10 the unit tests of the write checker (e2e/checker.py) used in step 7"
+unit=$(python3 -m unittest discover -s e2e -p 'test_*.py' 2>&1) \
+  || { printf '%s\n' "$unit" >&2; fail "the checker's unit tests failed"; }
+log "$(printf '%s\n' "$unit" | grep -E '^(Ran|OK)' | xargs)"
+
+step "2/10 build the images and load them into the cluster"
 bin/with-jdk ./mvnw -B -q -DskipTests package
 RINGKV_IMAGE_TAG=$TAG bin/build-image
 BUSYBOX_IMAGE=$(bin/build-busybox-image)
@@ -218,7 +203,7 @@ K6_IMAGE=$(bin/build-k6-image)
 $LOAD_IMAGE "ringkv:$TAG" "$BUSYBOX_IMAGE" "$K6_IMAGE"
 log "loaded ringkv:$TAG, $BUSYBOX_IMAGE, $K6_IMAGE"
 
-step "2/9 helm install --wait, 3 replicas"
+step "3/10 helm install --wait, 3 replicas"
 kubectl create namespace "$NAMESPACE" >/dev/null
 NAMESPACE_CREATED=1
 helm install "$RELEASE" helm/ringkv -n "$NAMESPACE" --wait --timeout 5m \
@@ -230,13 +215,14 @@ helm install "$RELEASE" helm/ringkv -n "$NAMESPACE" --wait --timeout 5m \
   --set tests.image.repository="${BUSYBOX_IMAGE%:*}" --set-string tests.image.tag="${BUSYBOX_IMAGE##*:}" >/dev/null
 k get pods -o wide
 
-step "3/9 every pod sees the same 3 members by their stable names; helm test passes"
+step "4/10 every pod sees the same 3 members by their stable names; helm test passes"
 eventually 60 all_pods_see 3 || fail "the pods do not agree on $(expected_members 3)"
 log "members: $(expected_members 3)"
 helm test "$RELEASE" -n "$NAMESPACE" --logs --timeout 3m | tail -n 5
 
-step "4/9 PUT, GET and a range through the client Service"
-svc=$(forward "svc/$RELEASE")
+step "5/10 PUT, GET and a range through the client Service"
+forward "svc/$RELEASE"
+svc=$BASE
 for replicas in 2/3 3/3; do
   for i in 1 2 3; do
     expect_status 201 PUT "$svc/v0/entity?id=e2e-$i&replicas=$replicas" "value-$i-$replicas"
@@ -248,8 +234,9 @@ range=$(curl -fs "$svc/v0/entities?start=e2e-&end=e2e-9" | tr '\n' ' ')
 stop_forwards
 log "2/3 and 3/3 writes and reads, and the range, are right"
 
-step "5/9 a deleted pod: 2/3 keeps working, it comes back under its name with its data"
-pod0=$(forward "pod/$RELEASE-0")
+step "6/10 a deleted pod: 2/3 keeps working, it comes back under its name with its data"
+forward "pod/$RELEASE-0"
+pod0=$BASE
 expect_status 201 PUT "$pod0/v0/entity?id=survivor&replicas=3/3" kept
 old_ip=$(k get pod "$RELEASE-2" -o jsonpath='{.status.podIP}')
 old_uid=$(k get pod "$RELEASE-2" -o jsonpath='{.metadata.uid}')
@@ -275,16 +262,126 @@ own=$(peer_read "pod/$RELEASE-2" survivor "$secret") || fail "$RELEASE-2 lost it
 stop_forwards
 log "$RELEASE-2 still holds the key written before it was deleted (read over its cluster port with the secret)"
 
-step "6/9 scale to 4: the new pod joins every ring; back to 3: it leaves"
-helm upgrade "$RELEASE" helm/ringkv -n "$NAMESPACE" --reuse-values --set replicaCount=4 --wait --timeout 5m >/dev/null
-eventually 90 all_pods_see 4 || fail "$RELEASE-3 did not join every ring"
-log "4 members on every pod"
-helm upgrade "$RELEASE" helm/ringkv -n "$NAMESPACE" --reuse-values --set replicaCount=3 --wait --timeout 5m >/dev/null
-k wait --for=delete "pod/$RELEASE-3" --timeout=3m >/dev/null 2>&1 || true
-eventually 90 all_pods_see 3 || fail "$RELEASE-3 did not leave the rings"
-log "3 members on every pod after the damping period"
+# ---- step 7: scaling under a write load, checked Jepsen style by e2e/checker.py ----
+# The load's writer threads go through pod 0 (threads 0 and 2) and pod 1 (threads 1 and 3), not
+# through svc/$RELEASE: a port-forward to a Service picks one pod and sticks to it (so it would be
+# one coordinator, but an unknown one); pods 0 and 1 are two coordinators, and neither leaves.
+# Each key belongs to one thread, so one coordinator stamps a key's writes in order. The checks
+# read through pod 2, a node that coordinated none of the writes (a fresh port-forward each time).
+RECORD=""     # the newest record of the load: every key's last acknowledged write and what came after
+LOAD_PID=""
+LOAD_NAME=""
+start_load() { # name: writes in the background, continuing $RECORD if there is one
+  LOAD_NAME=$1
+  rm -f "$WORK/stop"
+  python3 e2e/checker.py load --url "$W0" --url "$W1" --record "$WORK/$LOAD_NAME.json" ${RECORD:+--resume "$RECORD"} \
+    --threads 4 --keys 1000 --prefix scale- --replicas 2/3 --stop-file "$WORK/stop" --duration 400 --min-acked 200 \
+    >"$WORK/$LOAD_NAME.log" 2>&1 &
+  LOAD_PID=$!
+  BG_PIDS+=("$LOAD_PID")
+}
+stop_load() { # waits for the writers to finish and save their record; shows their counts
+  local status=0
+  touch "$WORK/stop"
+  wait "$LOAD_PID" || status=$?
+  sed "s/^/    [$LOAD_NAME] /" "$WORK/$LOAD_NAME.log"
+  [ $status = 0 ] || fail "the load $LOAD_NAME failed (exit $status)"
+  RECORD=$WORK/$LOAD_NAME.json
+}
+checker() { # what-failed, then the checker's arguments: shows its output, fails the step if it fails
+  local what=$1 out status=0
+  shift
+  out=$(RINGKV_CLUSTER_SECRET=$secret python3 e2e/checker.py "$@" 2>&1) || status=$?
+  printf '%s\n' "$out" | sed 's/^/    /'
+  [ $status = 0 ] || fail "$what"
+}
+check_and_census() { # n: reads every key at 2/3 (nothing acknowledged lost), then each of the n pods' own copies
+  local n=$1 t=$SECONDS i pods=() pids=()
+  forward "pod/$RELEASE-2"
+  checker "an acknowledged write is lost (or unreadable) with $n pods" check --url "$BASE" --record "$RECORD" --replicas 2/3
+  stop_forward "$FWD_PID"
+  for i in $(seq 0 $((n - 1))); do
+    port_forward "pod/$RELEASE-$i" 7070
+    pods+=(--pod "$RELEASE-$i=127.0.0.1:$FWD_PORT")
+    pids+=("$FWD_PID")
+  done
+  checker "keys are on fewer than min(3, $n) of the $n pods" census --record "$RECORD" "${pods[@]}"
+  for i in "${pids[@]}"; do stop_forward "$i"; done
+  log "check and census on $n pods: $((SECONDS - t))s"
+}
+pods_ready() { # n: the release has exactly n pods (terminating ones count), all Ready
+  local ready
+  ready=$(k get pods -l app.kubernetes.io/instance="$RELEASE",app.kubernetes.io/name=ringkv \
+    -o jsonpath='{range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}')
+  [ "$(grep -c . <<<"$ready")" = "$1" ] && ! grep -qv '=True$' <<<"$ready"
+}
+scale_to() { # n how: helm upgrade --wait, or kubectl scale and wait for exactly n Ready pods
+  if [ "$2" = helm ]; then
+    helm upgrade "$RELEASE" helm/ringkv -n "$NAMESPACE" --reuse-values --set replicaCount="$1" --wait --timeout 5m >/dev/null
+  else
+    k scale "statefulset/$RELEASE" --replicas="$1" >/dev/null
+  fi
+  eventually 240 pods_ready "$1" || fail "$2: the release does not have exactly $1 Ready pods: $(release_pods)"
+}
+scale_cycle() { # how: helm or kubectl
+  local how=$1 t i forwards=() followers=()
+  forward "pod/$RELEASE-0"; W0=$BASE; forwards+=("$FWD_PID")
+  forward "pod/$RELEASE-1"; W1=$BASE; forwards+=("$FWD_PID")
 
-step "7/9 the chart's k6 loadtest Job (fill, then mixed 2/3) completes with its thresholds met"
+  t=$SECONDS
+  start_load "$how-up"
+  scale_to 5 "$how"
+  log "$how: 3 -> 5, the 5 pods Ready after $((SECONDS - t))s (writing at 2/3 meanwhile)"
+  t=$SECONDS
+  eventually 180 all_pods_see 5 normal || fail "$how: not every pod sees 5 members, all NORMAL: $LAST_VIEW"
+  log "$how: every pod sees 5 members, all NORMAL, $((SECONDS - t))s later; writing 10s more"
+  sleep 10
+  # The load stops before the checks: they compare with the record, which must be complete.
+  stop_load
+  check_and_census 5
+
+  t=$SECONDS
+  start_load "$how-down"
+  # A deleted pod's log is gone with it (no --previous): follow the leaving ones' logs until they end.
+  for i in 3 4; do
+    kubectl -n "$NAMESPACE" logs -f "pod/$RELEASE-$i" -c ringkv >"$WORK/$how-leaving-$i.log" 2>&1 &
+    followers+=("$!")
+    BG_PIDS+=("$!")
+  done
+  scale_to 3 "$how"
+  log "$how: 5 -> 3, $RELEASE-3 and $RELEASE-4 gone after $((SECONDS - t))s (writing at 2/3 meanwhile)"
+  t=$SECONDS
+  eventually 120 all_pods_see 3 || fail "$how: not every pod sees the 3 members: $LAST_VIEW"
+  log "$how: every pod sees 3 members $((SECONDS - t))s later (the last: $LAST_VIEW)"
+  stop_load
+  check_and_census 3
+
+  for i in "${followers[@]}"; do kill "$i" 2>/dev/null || true; done
+  for i in 3 4; do
+    log "$how: what $RELEASE-$i said about moving its data (its DataMovement and RepairLedger log lines):"
+    if grep -qE 'DataMovement|RepairLedger' "$WORK/$how-leaving-$i.log"; then
+      grep -E 'DataMovement|RepairLedger' "$WORK/$how-leaving-$i.log" | tail -n 20 | cut -c1-400 | sed "s/^/    $RELEASE-$i: /"
+    else
+      echo "    (none of its $(wc -l <"$WORK/$how-leaving-$i.log") captured log lines; the last ones:)"
+      tail -n 5 "$WORK/$how-leaving-$i.log" | sed "s/^/    $RELEASE-$i: /"
+    fi
+  done
+  for i in "${forwards[@]}"; do stop_forward "$i"; done
+}
+
+step "7/10 scale 3 -> 5 -> 3 under 2/3 writes, by helm upgrade, then by kubectl scale: nothing acknowledged is lost"
+# Twice the same cycle; the second continues the first's record (the same 1000 keys scale-0..999),
+# so its checks cover the writes of both. The PVCs are retained on scale-down (whenScaled: Retain):
+# in the second cycle pods 3 and 4 come back on their old volumes (the node wipes and rejoins).
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ringkv-e2e.XXXXXX")
+for how in helm kubectl; do
+  t_cycle=$SECONDS
+  scale_cycle "$how"
+  log "$how: the cycle 3 -> 5 -> 3 took $((SECONDS - t_cycle))s"
+done
+[ "$(k get statefulset "$RELEASE" -o jsonpath='{.spec.replicas}')" = 3 ] || fail "the StatefulSet does not want 3 replicas"
+
+step "8/10 the chart's k6 loadtest Job (fill, then mixed 2/3) completes with its thresholds met"
 # The Job's init container fills 1000 keys (fill.js); then mixed at 2/3 runs for 20 s at 50/s,
 # and every GET must find its key (200) and fewer than 1 % of the requests may fail. p99 < 500 ms, not the 10 ms target of a quiet benchmark machine
 # (loadtest/BENCHMARKS.md): the three JVMs, k6, the API server and etcd share 2 cores here, and
@@ -338,7 +435,7 @@ no_loadtest_left() {
 eventually 60 no_loadtest_left || fail "the loadtest Job, its pod or ConfigMap are still there after disabling it"
 log "loadtest disabled again: Job, pod and ConfigMap gone; the StatefulSet was not touched"
 
-step "8/9 the security context holds; no internal endpoints on the public port; the cluster port wants the secret"
+step "9/10 the security context holds; no internal endpoints on the public port; the cluster port wants the secret"
 uid=$(k exec "$RELEASE-0" -c ringkv -- id -u)
 [ "$uid" = 10001 ] || fail "the node runs as uid $uid"
 if k exec "$RELEASE-0" -c ringkv -- sh -c 'touch /should-not-exist' 2>/dev/null; then
@@ -346,7 +443,8 @@ if k exec "$RELEASE-0" -c ringkv -- sh -c 'touch /should-not-exist' 2>/dev/null;
 fi
 log "uid 10001, read-only root filesystem"
 # The old HTTP internal endpoints are gone: 404 on the public port, with or without the secret.
-pod0=$(forward "pod/$RELEASE-0")
+forward "pod/$RELEASE-0"
+pod0=$BASE
 for path in "/internal/v0/record?id=survivor" /internal/v0/identity; do
   expect_status 404 GET "$pod0$path"
   code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Ringkv-Cluster-Secret: $secret" "$pod0$path")
@@ -393,7 +491,7 @@ helm template "$RELEASE" helm/ringkv -n "$NAMESPACE" --set fullnameOverride="$RE
   || fail "the API server rejects the chart's NetworkPolicy (server-side dry run)"
 log "the chart's NetworkPolicy (networkPolicy.enabled=true) passes a server-side dry run"
 
-step "9/9 helm uninstall"
+step "10/10 helm uninstall"
 helm uninstall "$RELEASE" -n "$NAMESPACE" --wait --timeout 2m >/dev/null
 [ -z "$(k get statefulset -o name 2>/dev/null)" ] || fail "the StatefulSet is still there"
 printf '==> PASS %s (%ss)\n' "$STEP" "$((SECONDS - STEP_STARTED))"
