@@ -200,6 +200,26 @@ public final class RingkvCluster implements AutoCloseable {
         return node;
     }
 
+    /**
+     * Cuts a running node off the network, like a partition: it keeps running, but reaches no peer,
+     * no DNS, and the test cannot reach it either (its published ports go through the network).
+     */
+    public synchronized void disconnect(String host) {
+        Node node = node(host);
+        docker.disconnectFromNetworkCmd().withNetworkId(network.getId()).withContainerId(node.containerId()).exec();
+        System.out.printf("[container tests] %s cut off the network%n", host);
+    }
+
+    /** Connects a node cut off by {@link #disconnect} again, with its address and aliases. */
+    public synchronized void reconnect(String host) {
+        Node node = node(host);
+        docker.connectToNetworkCmd().withNetworkId(network.getId()).withContainerId(node.containerId())
+                .withContainerNetwork(new ContainerNetwork().withAliases(SERVICE_NAME, host)
+                        .withIpamConfig(new ContainerNetwork.Ipam().withIpv4Address(node.ip)))
+                .exec();
+        System.out.printf("[container tests] %s back on the network%n", host);
+    }
+
     /** Removes a node for good: its container (stopped gracefully first), its alias and its volume. */
     public synchronized void remove(String host) {
         Node node = node(host);

@@ -1,0 +1,144 @@
+package io.ringkv.support;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.IntStream;
+
+import io.ringkv.storage.Record;
+
+/**
+ * Data safety the Jepsen way: writers PUT and DELETE, each over keys of its own (so that a key's
+ * history is sequential), through a random node, and record every operation and whether it was
+ * acknowledged. Afterwards every key is read back and checked against its history (an
+ * acknowledged write may only be replaced by a later operation, acknowledged or not: anything
+ * else is <em>lost</em>), and a census reads each replica's own copy and counts the keys where
+ * one is not the newest (<em>stale</em>).
+ */
+public final class WriteHistory {
+
+    /** One PUT (value) or DELETE (null value), and whether the cluster acknowledged it. */
+    private record Operation(String value, boolean acknowledged) {
+    }
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final Map<String, List<Operation>> history = new ConcurrentHashMap<>();
+    private final AtomicBoolean running = new AtomicBoolean();
+    private final String replicas;
+    private ExecutorService writers;
+
+    /** @param replicas the {@code replicas} parameter of every request; null: the cluster's default */
+    public WriteHistory(String replicas) {
+        this.replicas = replicas;
+    }
+
+    /** Starts the writers, each one operation at a time through a node the supplier names, until {@link #stop}. */
+    public void start(Supplier<List<URI>> nodes, int writerCount, int keysPerWriter) {
+        running.set(true);
+        writers = Executors.newFixedThreadPool(writerCount);
+        for (int w = 0; w < writerCount; w++) {
+            int writer = w;
+            writers.submit(() -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                for (int seq = 0; running.get(); seq++) {
+                    String key = "w" + writer + "-k" + random.nextInt(keysPerWriter);
+                    boolean delete = random.nextInt(5) == 0;
+                    String value = delete ? null : key + "-" + seq;
+                    List<URI> choices = nodes.get();
+                    int status = send(choices.get(random.nextInt(choices.size())), key, value);
+                    history.computeIfAbsent(key, k -> new ArrayList<>())
+                            .add(new Operation(value, status == (delete ? 202 : 201)));
+                }
+            });
+        }
+    }
+
+    public void stop() throws InterruptedException {
+        running.set(false);
+        writers.shutdown();
+        assertThat(writers.awaitTermination(30, TimeUnit.SECONDS)).as("the writers stopped").isTrue();
+    }
+
+    public long operations() {
+        return history.values().stream().mapToLong(List::size).sum();
+    }
+
+    public long acknowledged() {
+        return history.values().stream().flatMap(List::stream).filter(Operation::acknowledged).count();
+    }
+
+    private String query(String key) {
+        return "/v0/entity?id=" + key + (replicas == null ? "" : "&replicas=" + replicas);
+    }
+
+    private int send(URI node, String key, String value) {
+        HttpRequest.BodyPublisher body = value == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofString(value);
+        try {
+            return http.send(HttpRequest.newBuilder(node.resolve(query(key)))
+                    .timeout(Duration.ofSeconds(3)).method(value == null ? "DELETE" : "PUT", body).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return -1; // a node down, paused or cut off: not acknowledged, but it may have been applied
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    /** Keys whose read through the node shows neither the last acknowledged operation nor a later one. */
+    public List<String> lost(URI reader) throws IOException, InterruptedException {
+        List<String> lost = new ArrayList<>();
+        for (var entry : history.entrySet()) {
+            List<Operation> operations = entry.getValue();
+            int lastAcknowledged = IntStream.range(0, operations.size()).filter(i -> operations.get(i).acknowledged())
+                    .max().orElse(-1);
+            if (lastAcknowledged < 0) {
+                continue;
+            }
+            HttpResponse<String> read = http.send(HttpRequest.newBuilder(reader.resolve(query(entry.getKey()))).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(read.statusCode()).as(entry.getKey()).isIn(200, 404);
+            String seen = read.statusCode() == 200 ? read.body() : null;
+            boolean allowed = operations.subList(lastAcknowledged, operations.size()).stream()
+                    .anyMatch(operation -> Objects.equals(operation.value(), seen));
+            if (!allowed) {
+                lost.add(entry.getKey() + " reads " + seen + ", last acknowledged " + operations.get(lastAcknowledged).value());
+            }
+        }
+        return lost;
+    }
+
+    /** Keys where some replica's own copy (each function reads one replica's) is not the newest of them. */
+    public List<String> stale(List<Function<byte[], Optional<Record>>> replicaCopies) {
+        List<String> stale = new ArrayList<>();
+        for (String key : history.keySet()) {
+            byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+            List<Optional<Record>> copies = replicaCopies.stream().map(copy -> copy.apply(bytes)).toList();
+            long newest = copies.stream().flatMap(Optional::stream).mapToLong(Record::timestamp).max().orElse(-1);
+            if (copies.stream().anyMatch(copy -> copy.map(Record::timestamp).orElse(-1L) != newest)) {
+                stale.add(key);
+            }
+        }
+        return stale;
+    }
+}
