@@ -97,6 +97,11 @@ public class RepairConfiguration {
         // ring has no rounds and nothing to wait for.
         Duration settle = cluster.discovery().dnsName() == null ? Duration.ZERO
                 : cluster.discovery().refreshInterval().multipliedBy(2);
+        if (scaledAway != null && settle.compareTo(departure.timeout()) >= 0) {
+            throw new InvalidSettingException("ringkv.cluster.departure.timeout", "must be longer than two discovery rounds ("
+                    + settle + ", twice ringkv.cluster.discovery.refresh-interval), which a leaving node waits for its peers to"
+                    + " see it leaving before it hands its data over; got " + departure.timeout());
+        }
         var settings = new DataMovement.Settings(NodeConfiguration.replicationFactor(properties),
                 cluster.discovery().dnsName() != null, settle,
                 Duration.ofSeconds(10), departure.timeout());
