@@ -555,13 +555,19 @@ public final class RocksStore implements AutoCloseable {
      */
     public void clear() {
         guarded(() -> {
-            // Keys are at most a few KiB (ids are bounded, index keys add a token, hints a prefix),
-            // so this bound sorts after every key.
-            byte[] afterEveryKey = new byte[64 * 1024];
-            Arrays.fill(afterEveryKey, (byte) 0xFF);
             for (ColumnFamilyHandle family : List.of(records, tombstonesByTime, byToken, hints, meta)) {
-                db.deleteRange(family, NOTHING, afterEveryKey);
-                db.compactRange(family);
+                byte[] last;
+                try (RocksIterator iterator = db.newIterator(family)) {
+                    iterator.seekToLast();
+                    iterator.status();
+                    last = iterator.isValid() ? iterator.key() : null;
+                }
+                if (last != null) {
+                    // The end of a range delete is exclusive: the last key goes on its own.
+                    db.deleteRange(family, NOTHING, last);
+                    db.delete(family, last);
+                    db.compactRange(family);
+                }
             }
             return null;
         });

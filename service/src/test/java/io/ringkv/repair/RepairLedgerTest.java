@@ -1,19 +1,17 @@
 package io.ringkv.repair;
 
+import static io.ringkv.support.TestStores.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.ringkv.replication.LastWriteWins;
-import io.ringkv.ring.HashRing;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RocksStore;
-import io.ringkv.storage.StorageSettings;
+import io.ringkv.support.TestStores;
 
 /** What a store remembers of its node's membership across restarts, and the volume of a node that left. */
 class RepairLedgerTest {
@@ -27,7 +25,7 @@ class RepairLedgerTest {
         if (store != null) {
             store.close();
         }
-        store = RocksStore.open(new StorageSettings(dir, 8 * 1024 * 1024, false, 10_000, HashRing::token), LastWriteWins.ORDER);
+        store = TestStores.open(dir);
         return store;
     }
 
@@ -38,41 +36,40 @@ class RepairLedgerTest {
         }
     }
 
-    private static byte[] b(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
-    }
-
     @Test
     void aNewStoreHasNotJoinedAndRemembersOnceItHas() {
         RepairLedger ledger = new RepairLedger(reopen());
         assertThat(ledger.joined()).isFalse();
         ledger.markJoined();
-        store.apply(b("k"), Record.value(1, b("v"))).join();
+        store.apply(bytes("k"), Record.value(1, bytes("v"))).join();
         assertThat(new RepairLedger(reopen()).joined()).isTrue();
     }
 
     @Test
     void dataFromBeforeJoinsWereRecordedIsAMembersData() {
-        reopen().apply(b("k"), Record.value(1, b("v"))).join();
+        reopen().apply(bytes("k"), Record.value(1, bytes("v"))).join();
         RepairLedger ledger = new RepairLedger(reopen());
         assertThat(ledger.joined()).isTrue();
-        assertThat(store.get(b("k"))).isPresent();
+        assertThat(store.get(bytes("k"))).isPresent();
     }
 
     @Test
     void theVolumeOfANodeThatLeftIsClearedWhenItComesBack() {
         RepairLedger ledger = new RepairLedger(reopen());
         ledger.markJoined();
-        store.apply(b("deleted-later"), Record.value(1, b("old"))).join();
-        store.apply(b("tombstone"), Record.tombstone(2)).join();
+        store.apply(bytes("deleted-later"), Record.value(1, bytes("old"))).join();
+        store.apply(bytes("tombstone"), Record.tombstone(2)).join();
+        store.putHint(bytes("hint-1"), bytes("a write for a peer")).join();
         ledger.repaired("http://peer:1", 100);
         ledger.markLeft();
 
         RepairLedger back = new RepairLedger(reopen());
-        assertThat(store.get(b("deleted-later"))).as("could resurrect a delete the cluster has since purged").isEmpty();
-        assertThat(store.get(b("tombstone"))).isEmpty();
+        assertThat(store.get(bytes("deleted-later"))).as("could resurrect a delete the cluster has since purged").isEmpty();
+        assertThat(store.get(bytes("tombstone"))).isEmpty();
         assertThat(store.isEmpty()).isTrue();
         assertThat(store.digest(Long.MIN_VALUE, Long.MAX_VALUE).keys()).as("the token index too").isZero();
+        assertThat(store.purgeTombstonesBefore(Long.MAX_VALUE)).as("and the tombstones' index").isZero();
+        assertThat(store.hints(new byte[0], null, 10)).as("hints of old writes, which could resurrect too").isEmpty();
         assertThat(back.joined()).as("it joins like a new node").isFalse();
         assertThat(back.lastRepairMillis("http://peer:1")).isZero();
         assertThat(new RepairLedger(reopen()).joined()).as("cleared once, not on every start").isFalse();

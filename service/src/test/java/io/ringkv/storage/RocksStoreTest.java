@@ -23,6 +23,7 @@ import org.rocksdb.TtlDB;
 
 import io.ringkv.replication.LastWriteWins;
 import io.ringkv.ring.HashRing;
+import io.ringkv.support.TestStores;
 
 class RocksStoreTest {
 
@@ -32,7 +33,7 @@ class RocksStoreTest {
     private RocksStore store;
 
     private RocksStore open() {
-        store = RocksStore.open(new StorageSettings(dir, 8 * 1024 * 1024, false, 10_000, HashRing::token), LastWriteWins.ORDER);
+        store = TestStores.open(dir);
         return store;
     }
 
@@ -53,7 +54,7 @@ class RocksStoreTest {
     }
 
     private static byte[] b(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
+        return TestStores.bytes(text);
     }
 
     @Test
