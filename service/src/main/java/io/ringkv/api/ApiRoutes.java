@@ -2,6 +2,8 @@ package io.ringkv.api;
 
 import static org.springframework.web.reactive.function.server.RequestPredicates.path;
 
+import java.util.function.Function;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -11,6 +13,7 @@ import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.server.HandlerFunction;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 
 import io.ringkv.config.RingkvProperties;
@@ -23,6 +26,7 @@ import io.ringkv.repair.DataMovement;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.DnsDiscovery;
+import reactor.core.publisher.Mono;
 
 /**
  * The public API as one route table. Each route names its operation, and gets the same three
@@ -48,13 +52,13 @@ public class ApiRoutes {
     RouterFunction<ServerResponse> publicApi(Coordinator coordinator, RingkvProperties properties, ClusterMembership membership,
             PeerMonitors monitors, ObjectProvider<DnsDiscovery> discovery, PeerServer peerServer, AdmissionControl admission,
             ClientRequestMetrics metrics, AntiEntropy antiEntropy, DataMovement dataMovement) {
-        var entities = new EntityHandler(coordinator, properties.maxValueSize().toBytes());
+        var entities = new EntityHandler(coordinator, properties.maxValueSize().toBytes(), properties.overload().bodyTimeout());
         var cluster = new ClusterHandler(membership, monitors, discovery.getIfAvailable(), peerServer.port(), antiEntropy,
                 dataMovement);
         var routes = new Routes(admission, metrics);
         return RouterFunctions.route()
                 .GET("/v0/entity", routes.api("get", entities::get))
-                .PUT("/v0/entity", routes.api("put", entities::put))
+                .PUT("/v0/entity", routes.afterBody("put", entities::arrive, entities::put))
                 .DELETE("/v0/entity", routes.api("delete", entities::delete))
                 .route(path("/v0/entity"), methodNotAllowed("GET, PUT, DELETE"))
                 .GET("/v0/entities", routes.api("range", entities::range))
@@ -80,6 +84,21 @@ public class ApiRoutes {
         /** Timed, admitted within the bound, and with its failures answered. */
         HandlerFunction<ServerResponse> api(String operation, HandlerFunction<ServerResponse> handler) {
             return timed(operation, admitted(ApiErrors.mapped(handler)));
+        }
+
+        /**
+         * Like {@link #api}, but admitted only once {@code arrive} has the request's body: a
+         * request whose body is still on its way is no work yet, and must not hold a slot.
+         */
+        <T> HandlerFunction<ServerResponse> afterBody(String operation, Function<ServerRequest, Mono<T>> arrive,
+                Function<T, Mono<ServerResponse>> handler) {
+            return timed(operation, ApiErrors.mapped(request -> arrive.apply(request).flatMap(arrived -> {
+                if (!admission.tryEnter()) {
+                    return ApiErrors.overloaded();
+                }
+                ExchangeCompletion.onComplete(request, admission::leave);
+                return handler.apply(arrived);
+            })));
         }
 
         /** Timed and with its failures answered, but never refused for overload. */

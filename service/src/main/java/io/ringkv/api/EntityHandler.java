@@ -1,5 +1,7 @@
 package io.ringkv.api;
 
+import java.time.Duration;
+
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
 import org.springframework.core.io.buffer.DataBufferLimitException;
@@ -23,12 +25,18 @@ import reactor.core.publisher.Mono;
  */
 final class EntityHandler {
 
+    /** A PUT whose body has arrived: it is only now work for the node. */
+    record ArrivedPut(ServerRequest request, byte[] key, byte[] value) {
+    }
+
     private final Coordinator coordinator;
     private final long maxValueBytes;
+    private final Duration bodyTimeout;
 
-    EntityHandler(Coordinator coordinator, long maxValueBytes) {
+    EntityHandler(Coordinator coordinator, long maxValueBytes, Duration bodyTimeout) {
         this.coordinator = coordinator;
         this.maxValueBytes = maxValueBytes;
+        this.bodyTimeout = bodyTimeout;
     }
 
     Mono<ServerResponse> get(ServerRequest request) {
@@ -41,18 +49,31 @@ final class EntityHandler {
                         : ServerResponse.notFound().build());
     }
 
-    Mono<ServerResponse> put(ServerRequest request) {
+    /**
+     * A PUT's first part: checks the request and waits for its body, within ringkv.max-value-size
+     * and ringkv.overload.body-timeout. A client slot is taken only once the body is here, so
+     * clients whose bodies trickle in (or stop) cannot lock the others out.
+     */
+    Mono<ArrivedPut> arrive(ServerRequest request) {
         byte[] key = EntityRequests.key(request);
-        Placement placement = coordinator.placement();
-        var factor = EntityRequests.replicas(request, placement.size(), coordinator.replicationFactor());
+        // Bad parameters are refused before the body is waited for; checked again with the ring of the moment in put.
+        EntityRequests.replicas(request, coordinator.placement().size(), coordinator.replicationFactor());
         if (request.headers().contentLength().orElse(-1) > maxValueBytes) {
             throw tooLarge();
         }
         return DataBufferUtils.join(request.body(BodyExtractors.toDataBuffers()), (int) maxValueBytes)
+                .timeout(bodyTimeout, Mono.error(() -> new BadRequestException(HttpStatus.REQUEST_TIMEOUT,
+                        "the body did not arrive within ringkv.overload.body-timeout (" + bodyTimeout.toMillis() + " ms)")))
                 .onErrorMap(DataBufferLimitException.class, error -> tooLarge())
                 .map(EntityHandler::drain)
                 .defaultIfEmpty(new byte[0])
-                .flatMap(value -> coordinator.put(key, value, factor, placement))
+                .map(value -> new ArrivedPut(request, key, value));
+    }
+
+    Mono<ServerResponse> put(ArrivedPut put) {
+        Placement placement = coordinator.placement();
+        var factor = EntityRequests.replicas(put.request(), placement.size(), coordinator.replicationFactor());
+        return coordinator.put(put.key(), put.value(), factor, placement)
                 .then(ServerResponse.status(HttpStatus.CREATED).build());
     }
 

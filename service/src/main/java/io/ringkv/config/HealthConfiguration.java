@@ -61,6 +61,8 @@ public class HealthConfiguration {
     AdmissionControl admissionControl(RingkvProperties properties, MeterRegistry meters) {
         var overload = properties.overload();
         SettingsValidator.positive("ringkv.overload.max-client-requests", overload.maxClientRequests());
+        // Checked here, beside the bound it goes with: the API takes a slot once a body has arrived.
+        SettingsValidator.positive("ringkv.overload.body-timeout", overload.bodyTimeout().toMillis());
         return new AdmissionControl(overload.maxClientRequests(), meters);
     }
 }

@@ -163,8 +163,11 @@ public record RingkvProperties(
      * @param maxClientRequests  public API requests a node works on at once; more get 503 at once
      * @param maxReplicaRequests replica calls from peers a node works on at once, counted apart so
      *                           that client overload cannot starve replication
+     * @param bodyTimeout        how long a PUT's body may take to arrive; later, 408. A request
+     *                           takes a client slot only once its body is here
      */
-    public record Overload(@DefaultValue("256") int maxClientRequests, @DefaultValue("1024") int maxReplicaRequests) {
+    public record Overload(@DefaultValue("256") int maxClientRequests, @DefaultValue("1024") int maxReplicaRequests,
+            @DefaultValue("10s") Duration bodyTimeout) {
     }
 
     /**

@@ -7,6 +7,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import org.awaitility.Awaitility;
@@ -15,7 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.http.HttpStatus;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.ringkv.support.TestCluster;
 import io.ringkv.support.TestNode;
 
 class AdmissionControlTest {
@@ -34,31 +34,36 @@ class AdmissionControlTest {
     }
 
     /**
-     * Node 0 takes one client request at a time, and a client holds that slot with a PUT whose body
-     * never finishes. Its other clients get 503 with Retry-After at once, but replica calls from its
-     * peer (on the cluster port, bounded apart) and its health checks are still served; and once the
-     * holder goes away the slot is free again.
+     * Node 0 takes one client request at a time, and a client holds that slot with a PUT at 2/2
+     * whose second replica, node 1, answers only after 8 s (its replica delay). Node 0's other
+     * clients get 503 with Retry-After at once, but replica calls from its peer (on the cluster
+     * port, bounded apart) and its health checks are still served; and once the holder goes away
+     * the slot is free again. (A PUT whose body is still arriving holds no slot: SlowClientTest.)
      */
     @Test
     void clientOverloadRefusesClientsButNotReplicaCallsOrHealthChecks() throws Exception {
-        try (TestCluster cluster = TestCluster.start(2, dataRoot, Map.of("ringkv.overload.max-client-requests", "1"));
-                Socket holder = new Socket("127.0.0.1", cluster.node(0).port())) {
-            OutputStream out = holder.getOutputStream();
-            out.write(("PUT /v0/entity?id=held&replicas=1/2 HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly a part")
-                    .getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            TestNode busy = cluster.node(0);
-            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    busy.client().get().uri("/v0/entity?id=any").exchange()
-                            .expectStatus().isEqualTo(HttpStatus.SERVICE_UNAVAILABLE)
-                            .expectHeader().valueEquals("Retry-After", "1"));
+        List<Integer> ports = TestNode.freePorts(2);
+        TestNode busy = TestNode.create(ports.get(0), dataRoot.resolve("node0"), ports,
+                Map.of("ringkv.overload.max-client-requests", "1", "ringkv.replication.timeout", "30s"));
+        TestNode slowPeer = TestNode.create(ports.get(1), dataRoot.resolve("node1"), ports,
+                Map.of("ringkv.testing.replica-delay", "8s"));
+        try (busy; slowPeer) {
+            List.of(busy, slowPeer).parallelStream().forEach(TestNode::start);
+            try (Socket holder = new Socket("127.0.0.1", busy.port())) {
+                OutputStream out = holder.getOutputStream();
+                out.write(("PUT /v0/entity?id=held&replicas=2/2 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nvalue")
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                Awaitility.await().atMost(Duration.ofSeconds(6)).untilAsserted(() ->
+                        busy.client().get().uri("/v0/entity?id=any").exchange()
+                                .expectStatus().isEqualTo(HttpStatus.SERVICE_UNAVAILABLE)
+                                .expectHeader().valueEquals("Retry-After", "1"));
 
-            cluster.client(1).put().uri("/v0/entity?id=through-peer&replicas=2/2").bodyValue("v".getBytes())
-                    .exchange().expectStatus().isCreated();
-            assertThat(busy.stored("through-peer")).as("the busy node took the replica write").isPresent();
-            busy.client().get().uri("/actuator/health/readiness").exchange().expectStatus().isOk();
-
-            holder.close();
+                slowPeer.client().put().uri("/v0/entity?id=through-peer&replicas=2/2").bodyValue("v".getBytes())
+                        .exchange().expectStatus().isCreated();
+                assertThat(busy.stored("through-peer")).as("the busy node took the replica write").isPresent();
+                busy.client().get().uri("/actuator/health/readiness").exchange().expectStatus().isOk();
+            }
             Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                     busy.client().get().uri("/v0/entity?id=through-peer&replicas=1/2").exchange().expectStatus().isOk());
         }
