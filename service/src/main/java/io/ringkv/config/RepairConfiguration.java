@@ -93,17 +93,16 @@ public class RepairConfiguration {
                 throw new InvalidSettingException("ringkv.cluster.departure.stateful-set", e.getMessage());
             }
         }
+        boolean discovered = cluster.discovery().dnsName() != null;
         // Peers see a node's state when they next probe it, once per discovery round; a static
         // ring has no rounds and nothing to wait for.
-        Duration settle = cluster.discovery().dnsName() == null ? Duration.ZERO
-                : cluster.discovery().refreshInterval().multipliedBy(2);
+        Duration settle = discovered ? cluster.discovery().refreshInterval().multipliedBy(2) : Duration.ZERO;
         if (scaledAway != null && settle.compareTo(departure.timeout()) >= 0) {
             throw new InvalidSettingException("ringkv.cluster.departure.timeout", "must be longer than two discovery rounds ("
                     + settle + ", twice ringkv.cluster.discovery.refresh-interval), which a leaving node waits for its peers to"
                     + " see it leaving before it hands its data over; got " + departure.timeout());
         }
-        var settings = new DataMovement.Settings(NodeConfiguration.replicationFactor(properties),
-                cluster.discovery().dnsName() != null, settle,
+        var settings = new DataMovement.Settings(NodeConfiguration.replicationFactor(properties), discovered, settle,
                 Duration.ofSeconds(10), departure.timeout());
         return new DataMovement(membership, replicaDirectory, rangeSync, repairLedger, scaledAway, settings,
                 System::currentTimeMillis);

@@ -46,7 +46,7 @@ public final class StatefulSetScale {
      * @param ordinal     this pod's ordinal in the StatefulSet
      */
     public StatefulSetScale(HttpClient http, URI statefulSet, Supplier<String> token, int ordinal) {
-        this.http = http.responseTimeout(TIMEOUT);
+        this.http = http;
         this.statefulSet = statefulSet;
         this.token = token;
         this.ordinal = ordinal;
