@@ -340,7 +340,8 @@ class HttpClient:
 
 
 def entity_path(key, replicas):
-    return "/v0/entity?" + urllib.parse.urlencode({"id": key, "replicas": replicas})
+    # quote, not urlencode: ringkv reads '+' as a plus, not as a form's space.
+    return "/v0/entity?id=%s&replicas=%s" % (urllib.parse.quote(key, safe=""), urllib.parse.quote(replicas, safe="/"))
 
 
 # ---- load -----------------------------------------------------------------------------------------

@@ -14,6 +14,8 @@ public final class EntityRequests {
 
     public static final int MAX_KEY_BYTES = 1024;
 
+    private static final String QUERY_ATTRIBUTE = QueryParameters.class.getName();
+
     private EntityRequests() {
     }
 
@@ -74,13 +76,23 @@ public final class EntityRequests {
     }
 
     private static String single(ServerRequest request, String name) {
-        List<String> values = request.queryParams().get(name);
-        if (values == null || values.isEmpty()) {
+        List<String> values = query(request).all(name);
+        if (values.isEmpty()) {
             return null;
         }
         if (values.size() > 1) {
             throw new BadRequestException(HttpStatus.BAD_REQUEST, "the '" + name + "' parameter must be given once");
         }
-        return values.get(0) == null ? "" : values.get(0);
+        return values.get(0);
+    }
+
+    /** Decoded once per request, however many parameters the handler reads. */
+    private static QueryParameters query(ServerRequest request) {
+        Object parsed = request.attributes().get(QUERY_ATTRIBUTE);
+        if (parsed == null) {
+            parsed = QueryParameters.parse(request.uri().getRawQuery());
+            request.attributes().put(QUERY_ATTRIBUTE, parsed);
+        }
+        return (QueryParameters) parsed;
     }
 }

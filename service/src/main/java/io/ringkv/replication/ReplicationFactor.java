@@ -41,7 +41,8 @@ public record ReplicationFactor(int ack, int from) {
     }
 
     private static int parseCount(String part, String whole) {
-        if (part.isEmpty() || part.length() > 4 || !part.chars().allMatch(Character::isDigit)) {
+        // ASCII digits only: Integer.parseInt would also take other scripts' digits, such as '٣'.
+        if (part.isEmpty() || part.length() > 4 || !part.chars().allMatch(c -> c >= '0' && c <= '9')) {
             throw new IllegalArgumentException("replicas must be two whole numbers ack/from; got '" + whole + "'");
         }
         return Integer.parseInt(part);

@@ -18,6 +18,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 
 import io.ringkv.support.BlockHoundInstaller;
 import io.ringkv.support.Chunks;
+import io.ringkv.support.RawHttp;
 import io.ringkv.support.TestNode;
 import reactor.core.publisher.Flux;
 
@@ -117,16 +118,47 @@ class EntityApiTest {
         assertThat(node.stored("a\nb")).isEmpty();
     }
 
+    /** Decoded like a path, not a form: otherwise "a+b" and "a b", or two invalid byte strings, are one key. */
+    @Test
+    void decodesIdsExactlySoThatNoTwoIdsShareAKey() throws Exception {
+        client.put().uri(java.net.URI.create(node.url() + "/v0/entity?id=a+b")).bodyValue("plus".getBytes()).exchange()
+                .expectStatus().isCreated();
+        client.put().uri(java.net.URI.create(node.url() + "/v0/entity?id=a%20b")).bodyValue("space".getBytes()).exchange()
+                .expectStatus().isCreated();
+        client.get().uri(java.net.URI.create(node.url() + "/v0/entity?id=a%2Bb")).exchange()
+                .expectBody(String.class).isEqualTo("plus");
+        assertThat(node.stored("a+b")).isPresent();
+        assertThat(node.stored("a b")).isPresent();
+
+        // Written byte for byte: client libraries refuse or repair some of these forms.
+        for (String id : List.of("%FF", "x%C3", "%ED%A0%80", "%C0%AF", "bad%ZZ", "trailing%", "raw\u00ff")) {
+            for (String method : List.of("PUT", "GET", "DELETE")) {
+                assertThat(RawHttp.status(node.port(), method, "/v0/entity?id=" + id, "v")).as(method + " " + id).isEqualTo(400);
+            }
+        }
+        // Raw UTF-8 in the request line (not HTTP, but sent) is the same id as its escaped form...
+        assertThat(RawHttp.status(node.port(), "PUT", "/v0/entity?id=raw-" + latin1("é"), "raw")).isEqualTo(201);
+        client.get().uri(java.net.URI.create(node.url() + "/v0/entity?id=raw-%C3%A9")).exchange()
+                .expectBody(String.class).isEqualTo("raw");
+        // ...unless its bytes read as control characters, which the server refuses before any handler.
+        assertThat(RawHttp.status(node.port(), "PUT", "/v0/entity?id=raw-" + latin1("ключ"), "raw")).isEqualTo(400);
+        assertThat(node.stored("raw-ключ")).isEmpty();
+        assertThat(node.stored("\uFFFD")).isEmpty();
+        assertThat(node.stored("x\uFFFD")).isEmpty();
+    }
+
+    private static String latin1(String text) {
+        return new String(text.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
+    }
+
     @Test
     void rejectsBadReplicasAndChangesNothing() {
-        for (String replicas : List.of("0/1", "2/1", "1/2", "x", "1", "1/1/1", "-1/1", "")) {
-            if (replicas.isEmpty()) {
-                continue;
-            }
-            client.put().uri("/v0/entity?id=guarded&replicas=" + replicas).bodyValue("v".getBytes())
-                    .exchange().expectStatus().isBadRequest();
-            client.delete().uri("/v0/entity?id=guarded&replicas=" + replicas).exchange().expectStatus().isBadRequest();
-            client.get().uri("/v0/entity?id=guarded&replicas=" + replicas).exchange().expectStatus().isBadRequest();
+        // %D9%A1 is '١', an Arabic-Indic one, which Integer.parseInt would take.
+        for (String replicas : List.of("0/1", "2/1", "1/2", "x", "1", "1/1/1", "-1/1", "%D9%A1/%D9%A1", "1%2F1%2F1")) {
+            java.net.URI uri = java.net.URI.create(node.url() + "/v0/entity?id=guarded&replicas=" + replicas);
+            client.put().uri(uri).bodyValue("v".getBytes()).exchange().expectStatus().isBadRequest();
+            client.delete().uri(uri).exchange().expectStatus().isBadRequest();
+            client.get().uri(uri).exchange().expectStatus().isBadRequest();
         }
         client.get().uri("/v0/entity?id=guarded").exchange().expectStatus().isNotFound();
         client.put().uri("/v0/entity?id=guarded&replicas=1/1").bodyValue("v".getBytes()).exchange().expectStatus().isCreated();

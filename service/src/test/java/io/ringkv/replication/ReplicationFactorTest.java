@@ -29,7 +29,8 @@ class ReplicationFactorTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"0/3", "4/3", "2/4", "a/3", "2", "2/", "/3", "2/3/3", "-1/3", "2/-3", " 2/3", "99999999999/3", "2.0/3"})
+    @ValueSource(strings = {"0/3", "4/3", "2/4", "a/3", "2", "2/", "/3", "2/3/3", "-1/3", "2/-3", " 2/3", "99999999999/3", "2.0/3",
+            "\u0662/\u0663", "2/\uff13", "\u0967/3"}) // Arabic-Indic, full-width and Devanagari digits
     void rejectsAnythingElse(String text) {
         assertThatThrownBy(() -> ReplicationFactor.parse(text, 3, 3))
                 .isInstanceOf(IllegalArgumentException.class)
