@@ -27,6 +27,7 @@ import io.ringkv.replication.Coordinator;
 import io.ringkv.replication.HybridClock;
 import io.ringkv.replication.LastWriteWins;
 import io.ringkv.replication.LocalReplica;
+import io.ringkv.replication.ReplicaCallsDrain;
 import io.ringkv.replication.ReplicaDirectory;
 import io.ringkv.replication.ReplicaService;
 import io.ringkv.ring.ClusterMembership;
@@ -218,6 +219,12 @@ public class NodeConfiguration {
         SettingsValidator.notNegative("ringkv.replication.read-hedge-delay", replication.readHedgeDelay().toMillis());
         return new Coordinator(replicaDirectory, hybridClock, replicationTimeout(properties), replication.readHedgeDelay(),
                 replicationFactor(properties), hints, meters);
+    }
+
+    /** A call ends within the replication timeout once it has a connection, which may take as long again. */
+    @Bean
+    ReplicaCallsDrain replicaCallsDrain(Coordinator coordinator, RingkvProperties properties) {
+        return new ReplicaCallsDrain(coordinator, replicationTimeout(properties).multipliedBy(2).plusSeconds(1));
     }
 
     static int replicationFactor(RingkvProperties properties) {

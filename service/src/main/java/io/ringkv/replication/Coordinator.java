@@ -57,6 +57,8 @@ public final class Coordinator {
     private final int replicationFactor;
     private final MissedWrites missedWrites;
     private final Semaphore backgroundRepairs = new Semaphore(BACKGROUND_REPAIRS);
+    /** Replica calls not yet ended, counting those that outlive their client's answer. */
+    private final AtomicInteger callsInFlight = new AtomicInteger();
     private final Counter blockingRepairs;
     private final Counter lateRepairs;
 
@@ -86,6 +88,35 @@ public final class Coordinator {
 
     public int replicationFactor() {
         return replicationFactor;
+    }
+
+    /**
+     * Waits until every replica call has ended, each with its answer or its hint, for at most
+     * {@code max}; false if some are still running. Blocking: for shutdown, once no new request
+     * can start, so that the peer connections and the store close only after the writes to slower
+     * replicas have been made or hinted.
+     */
+    public boolean awaitCallsEnded(Duration max) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (callsInFlight.get() > 0) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            Thread.sleep(10);
+        }
+        return true;
+    }
+
+    public int callsInFlight() {
+        return callsInFlight.get();
+    }
+
+    /** A replica call, counted in flight until it ends, whatever its end (a hint, if it failed, comes first). */
+    private <T> Mono<T> counted(Mono<T> call) {
+        return Mono.defer(() -> {
+            callsInFlight.incrementAndGet();
+            return call.doFinally(signal -> callsInFlight.decrementAndGet());
+        });
     }
 
     public Mono<Void> put(byte[] key, byte[] value, ReplicationFactor factor, Placement placement) {
@@ -197,7 +228,7 @@ public final class Coordinator {
             for (Replica stale : plan.stale()) {
                 if (repaired.add(stale) && backgroundRepairs.tryAcquire()) {
                     Record newest = plan.newest().orElseThrow();
-                    stale.write(key, newest)
+                    counted(stale.write(key, newest))
                             .doFinally(signal -> backgroundRepairs.release())
                             .subscribe(ignored -> lateRepairs.increment(), error -> hint(stale, key, newest));
                 }
@@ -293,8 +324,7 @@ public final class Coordinator {
             boolean counted = counts.test(replica);
             // Subscribed on its own: answering the client does not cancel the slower replicas.
             // Each ends by itself: a peer's call times out in its client, a local one in storage.
-            call.apply(replica)
-                    .single()
+            counted(call.apply(replica).single())
                     .subscribe(
                             answer -> {
                                 if (!counted) {
