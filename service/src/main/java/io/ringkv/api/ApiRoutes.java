@@ -5,6 +5,7 @@ import static org.springframework.web.reactive.function.server.RequestPredicates
 import java.util.function.Function;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpHeaders;
@@ -40,6 +41,11 @@ public class ApiRoutes {
     @Bean
     ExchangeCompletion exchangeCompletion() {
         return new ExchangeCompletion();
+    }
+
+    @Bean
+    NettyServerCustomizer requestFraming() {
+        return RequestFraming.customizer();
     }
 
     /** The same answers for a failure of a streamed body (a range) that comes before its first chunk. */

@@ -67,7 +67,12 @@ final class EntityHandler {
                 .onErrorMap(DataBufferLimitException.class, error -> tooLarge())
                 .map(EntityHandler::drain)
                 .defaultIfEmpty(new byte[0])
-                .map(value -> new ArrivedPut(request, key, value));
+                .map(value -> {
+                    if (RequestFraming.bodyBroken(request)) {
+                        throw new BadRequestException("the body's chunked encoding is broken; nothing was stored");
+                    }
+                    return new ArrivedPut(request, key, value);
+                });
     }
 
     Mono<ServerResponse> put(ArrivedPut put) {

@@ -18,16 +18,24 @@ public final class RawHttp {
 
     /** Sends {@code method target} with the body, and returns the whole answer (the connection is closed after it). */
     public static String exchange(int port, String method, byte[] target, byte[] body) throws IOException {
+        var request = new ByteArrayOutputStream();
+        request.writeBytes((method + " ").getBytes(StandardCharsets.US_ASCII));
+        request.writeBytes(target);
+        request.writeBytes((" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: " + body.length
+                + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        request.writeBytes(body);
+        return send(port, request.toByteArray());
+    }
+
+    /**
+     * Writes the bytes as they are and returns everything the server sends until it closes the
+     * connection ("" if it closes without a word); fails if it neither answers nor closes in 10 s.
+     */
+    public static String send(int port, byte[] request) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
             socket.setSoTimeout(10_000);
-            var request = new ByteArrayOutputStream();
-            request.writeBytes((method + " ").getBytes(StandardCharsets.US_ASCII));
-            request.writeBytes(target);
-            request.writeBytes((" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: " + body.length
-                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            request.writeBytes(body);
-            socket.getOutputStream().write(request.toByteArray());
+            socket.getOutputStream().write(request);
             socket.getOutputStream().flush();
             InputStream in = socket.getInputStream();
             return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
