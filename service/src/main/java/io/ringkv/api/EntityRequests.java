@@ -8,11 +8,10 @@ import org.springframework.http.HttpStatus;
 import org.springframework.web.reactive.function.server.ServerRequest;
 
 import io.ringkv.replication.ReplicationFactor;
+import io.ringkv.storage.KeyedRecord;
 
 /** Reads and checks the query parameters of the public API; every problem becomes a clear 400. */
 public final class EntityRequests {
-
-    public static final int MAX_KEY_BYTES = 1024;
 
     private static final String QUERY_ATTRIBUTE = QueryParameters.class.getName();
 
@@ -69,8 +68,8 @@ public final class EntityRequests {
 
     private static byte[] checkedKey(String name, String value) {
         byte[] key = value.getBytes(StandardCharsets.UTF_8);
-        if (key.length > MAX_KEY_BYTES) {
-            throw new BadRequestException("'" + name + "' is " + key.length + " bytes; keys are at most " + MAX_KEY_BYTES);
+        if (key.length > KeyedRecord.MAX_KEY_BYTES) {
+            throw new BadRequestException("'" + name + "' is " + key.length + " bytes; keys are at most " + KeyedRecord.MAX_KEY_BYTES);
         }
         return key;
     }

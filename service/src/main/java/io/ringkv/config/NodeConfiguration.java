@@ -14,7 +14,6 @@ import org.springframework.http.client.ReactorResourceFactory;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.ringkv.api.EntityRequests;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.peer.Handshake;
 import io.ringkv.peer.NodeInfoClient;
@@ -34,6 +33,7 @@ import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.DnsDiscovery;
 import io.ringkv.ring.HashRing;
 import io.ringkv.startup.WarmUp;
+import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.RecordCodec;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.StorageException;
@@ -189,7 +189,7 @@ public class NodeConfiguration {
         SettingsValidator.positive("ringkv.overload.max-replica-requests", overload.maxReplicaRequests());
         SettingsValidator.notNegative("ringkv.testing.replica-delay", properties.testing().replicaDelay().toMillis());
         var settings = new PeerServer.Settings(SettingsValidator.port("ringkv.cluster.port", properties.cluster().port()),
-                handshake, EntityRequests.MAX_KEY_BYTES, maxRecordBytes(properties),
+                handshake, KeyedRecord.MAX_KEY_BYTES, maxRecordBytes(properties),
                 overload.maxReplicaRequests(), replicationTimeout(properties).multipliedBy(5),
                 properties.testing().replicaDelay());
         return new PeerServer(settings, replicaService, storageScheduler, resources.getLoopResources(), meters);
@@ -202,7 +202,7 @@ public class NodeConfiguration {
         SettingsValidator.positive("ringkv.replication.max-connections", replication.maxConnections());
         var settings = new PeerConnector.Settings(membership.self(), handshake,
                 replicationTimeout(properties), replication.maxConnections(), SCAN_WINDOW_BYTES,
-                EntityRequests.MAX_KEY_BYTES, maxRecordBytes(properties), properties.cluster().discovery().refreshInterval());
+                KeyedRecord.MAX_KEY_BYTES, maxRecordBytes(properties), properties.cluster().discovery().refreshInterval());
         return new PeerConnector(settings, resources.getLoopResources(), nodeInfo);
     }
 
