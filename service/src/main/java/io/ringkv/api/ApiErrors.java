@@ -17,6 +17,7 @@ import org.springframework.web.reactive.result.view.ViewResolver;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 
+import io.ringkv.overload.OverloadedException;
 import io.ringkv.replication.NotEnoughReplicasException;
 import io.ringkv.storage.StorageException;
 import io.ringkv.storage.StorageOverloadedException;
@@ -54,8 +55,9 @@ final class ApiErrors {
             log.debug("504: {}", error.getMessage());
             return plain(HttpStatus.GATEWAY_TIMEOUT, "Not Enough Replicas");
         }
-        if (error instanceof RejectedExecutionException || error instanceof StorageOverloadedException) {
-            // A storage queue is full: this node is overloaded, and the client should come back shortly.
+        if (error instanceof RejectedExecutionException || error instanceof StorageOverloadedException
+                || error instanceof OverloadedException) {
+            // A storage queue is full, or too many bytes are in flight: the client should come back shortly.
             return overloaded();
         }
         if (error instanceof StorageException) {

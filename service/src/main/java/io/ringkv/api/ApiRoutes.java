@@ -44,8 +44,8 @@ public class ApiRoutes {
     }
 
     @Bean
-    NettyServerCustomizer requestFraming() {
-        return RequestFraming.customizer();
+    NettyServerCustomizer connectionHooks() {
+        return ConnectionHooks.customizer();
     }
 
     /** The same answers for a failure of a streamed body (a range) that comes before its first chunk. */
@@ -58,7 +58,7 @@ public class ApiRoutes {
     RouterFunction<ServerResponse> publicApi(Coordinator coordinator, RingkvProperties properties, ClusterMembership membership,
             PeerMonitors monitors, ObjectProvider<DnsDiscovery> discovery, PeerServer peerServer, AdmissionControl admission,
             ClientRequestMetrics metrics, AntiEntropy antiEntropy, DataMovement dataMovement) {
-        var entities = new EntityHandler(coordinator, properties.maxValueSize().toBytes(), properties.overload().bodyTimeout());
+        var entities = new EntityHandler(coordinator, admission, properties.maxValueSize().toBytes(), properties.overload().bodyTimeout());
         var cluster = new ClusterHandler(membership, monitors, discovery.getIfAvailable(), peerServer.port(), antiEntropy,
                 dataMovement);
         var routes = new Routes(admission, metrics);

@@ -13,6 +13,8 @@ import org.springframework.web.reactive.function.BodyInserters;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 
+import io.ringkv.overload.AdmissionControl;
+import io.ringkv.overload.OverloadedException;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.replication.Placement;
 import io.ringkv.storage.KeyedRecord;
@@ -25,16 +27,18 @@ import reactor.core.publisher.Mono;
  */
 final class EntityHandler {
 
-    /** A PUT whose body has arrived: it is only now work for the node. */
-    record ArrivedPut(ServerRequest request, byte[] key, byte[] value) {
+    /** A PUT whose body has arrived: it is only now work for the node. Its bytes are held until the last replica ends. */
+    record ArrivedPut(ServerRequest request, byte[] key, byte[] value, AdmissionControl.Held held) {
     }
 
     private final Coordinator coordinator;
+    private final AdmissionControl admission;
     private final long maxValueBytes;
     private final Duration bodyTimeout;
 
-    EntityHandler(Coordinator coordinator, long maxValueBytes, Duration bodyTimeout) {
+    EntityHandler(Coordinator coordinator, AdmissionControl admission, long maxValueBytes, Duration bodyTimeout) {
         this.coordinator = coordinator;
+        this.admission = admission;
         this.maxValueBytes = maxValueBytes;
         this.bodyTimeout = bodyTimeout;
     }
@@ -58,27 +62,46 @@ final class EntityHandler {
         byte[] key = EntityRequests.key(request);
         // Bad parameters are refused before the body is waited for; checked again with the ring of the moment in put.
         EntityRequests.replicas(request, coordinator.placement().size(), coordinator.replicationFactor());
-        if (request.headers().contentLength().orElse(-1) > maxValueBytes) {
+        long declared = request.headers().contentLength().orElse(-1);
+        if (declared > maxValueBytes) {
             throw tooLarge();
         }
-        return DataBufferUtils.join(request.body(BodyExtractors.toDataBuffers()), (int) maxValueBytes)
+        if (declared > 0 && !admission.hasRoomFor(declared)) {
+            // Refused before a byte of it is read, rather than read and thrown away.
+            throw new OverloadedException("too many bytes of values in flight (ringkv.overload.max-bytes-in-flight)");
+        }
+        // The body's bytes count against ringkv.overload.max-bytes-in-flight as they arrive, so a
+        // client that trickles holds only what it sent; past the bound, 503 at once.
+        AdmissionControl.Held held = admission.held();
+        ExchangeCompletion.onComplete(request, held::release);
+        Flux<DataBuffer> body = request.body(BodyExtractors.toDataBuffers()).doOnNext(buffer -> {
+            if (!held.tryAdd(buffer.readableByteCount())) {
+                DataBufferUtils.release(buffer);
+                throw new OverloadedException("too many bytes of values in flight (ringkv.overload.max-bytes-in-flight)");
+            }
+        });
+        return DataBufferUtils.join(body, (int) maxValueBytes)
                 .timeout(bodyTimeout, Mono.error(() -> new BadRequestException(HttpStatus.REQUEST_TIMEOUT,
                         "the body did not arrive within ringkv.overload.body-timeout (" + bodyTimeout.toMillis() + " ms)")))
                 .onErrorMap(DataBufferLimitException.class, error -> tooLarge())
                 .map(EntityHandler::drain)
                 .defaultIfEmpty(new byte[0])
                 .map(value -> {
-                    if (RequestFraming.bodyBroken(request)) {
+                    if (ConnectionHooks.bodyBroken(request)) {
                         throw new BadRequestException("the body's chunked encoding is broken; nothing was stored");
                     }
-                    return new ArrivedPut(request, key, value);
+                    return new ArrivedPut(request, key, value, held);
                 });
     }
 
     Mono<ServerResponse> put(ArrivedPut put) {
         Placement placement = coordinator.placement();
         var factor = EntityRequests.replicas(put.request(), placement.size(), coordinator.replicationFactor());
-        return coordinator.put(put.key(), put.value(), factor, placement)
+        // The replicas hold the bytes too, past the answer, until the slowest has ended.
+        return Mono.defer(() -> {
+                    put.held().retain();
+                    return coordinator.put(put.key(), put.value(), factor, placement, put.held()::release);
+                })
                 .then(ServerResponse.status(HttpStatus.CREATED).build());
     }
 
@@ -91,12 +114,15 @@ final class EntityHandler {
 
     /**
      * Streams the range with one HTTP chunk per record, {@code key\nvalue}; backpressure reaches the
-     * replicas' iterators, so a slow client slows the scan instead of filling the heap.
+     * replicas' iterators, so a slow client slows the scan instead of filling the heap. Each chunk
+     * is made only once the connection has room for it: the server would otherwise take up to 128
+     * chunks ahead of a slow client, which with large values is hundreds of megabytes.
      */
     Mono<ServerResponse> range(ServerRequest request) {
         byte[][] bounds = EntityRequests.range(request);
         DataBufferFactory buffers = request.exchange().getResponse().bufferFactory();
-        Flux<DataBuffer> chunks = coordinator.range(bounds[0], bounds[1]).map(record -> chunk(buffers, record));
+        Flux<DataBuffer> chunks = coordinator.range(bounds[0], bounds[1])
+                .concatMap(record -> ConnectionHooks.whenWritable(request).then(Mono.fromSupplier(() -> chunk(buffers, record))), 1);
         return ServerResponse.ok().contentType(MediaType.APPLICATION_OCTET_STREAM).body(BodyInserters.fromDataBuffers(chunks));
     }
 

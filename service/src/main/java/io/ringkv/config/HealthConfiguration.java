@@ -63,6 +63,11 @@ public class HealthConfiguration {
         SettingsValidator.positive("ringkv.overload.max-client-requests", overload.maxClientRequests());
         // Checked here, beside the bound it goes with: the API takes a slot once a body has arrived.
         SettingsValidator.positive("ringkv.overload.body-timeout", overload.bodyTimeout().toMillis());
-        return new AdmissionControl(overload.maxClientRequests(), meters);
+        long maxBytes = overload.maxBytesInFlight().toBytes();
+        if (maxBytes < properties.maxValueSize().toBytes()) {
+            throw new InvalidSettingException("ringkv.overload.max-bytes-in-flight", maxBytes
+                    + " bytes is less than ringkv.max-value-size (" + properties.maxValueSize().toBytes() + "): no value that large could ever be written");
+        }
+        return new AdmissionControl(overload.maxClientRequests(), maxBytes, meters);
     }
 }

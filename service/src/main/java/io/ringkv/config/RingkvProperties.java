@@ -165,9 +165,12 @@ public record RingkvProperties(
      *                           that client overload cannot starve replication
      * @param bodyTimeout        how long a PUT's body may take to arrive; later, 408. A request
      *                           takes a client slot only once its body is here
+     * @param maxBytesInFlight   bytes of values a node holds at once, from their arrival until
+     *                           their last replica answered; more get 503 at once. Peers' writes
+     *                           get a bound of the same size, apart
      */
     public record Overload(@DefaultValue("256") int maxClientRequests, @DefaultValue("1024") int maxReplicaRequests,
-            @DefaultValue("10s") Duration bodyTimeout) {
+            @DefaultValue("10s") Duration bodyTimeout, @DefaultValue("32MB") DataSize maxBytesInFlight) {
     }
 
     /**

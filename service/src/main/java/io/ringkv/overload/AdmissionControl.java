@@ -1,6 +1,7 @@
 package io.ringkv.overload;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -12,19 +13,31 @@ import io.micrometer.core.instrument.MeterRegistry;
  * peers arrive on the cluster port and are bounded apart there ({@link io.ringkv.peer.PeerServer}):
  * a flood of clients cannot starve replication, which every client request of the other nodes
  * depends on. Actuator is not bounded, so health and metrics stay readable under overload.
+ *
+ * <p>Values are bounded apart, in bytes: a PUT holds its value's bytes from the moment they
+ * arrive until the last of its replicas has answered (or failed), which is after the client's
+ * answer when slower replicas are still writing. Counting requests alone would let 256 PUTs of
+ * 4 MiB, each held several times over (body, record, a frame per peer), take gigabytes.
  */
 public final class AdmissionControl {
 
     private final int limit;
+    private final long maxBytes;
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicLong bytesInFlight = new AtomicLong();
 
-    public AdmissionControl(int maxClientRequests, MeterRegistry meters) {
+    public AdmissionControl(int maxClientRequests, long maxBytesInFlight, MeterRegistry meters) {
         this.limit = maxClientRequests;
+        this.maxBytes = maxBytesInFlight;
         Gauge.builder("ringkv.client.requests.inflight", inFlight, AtomicInteger::get)
                 .description("Client requests the node is working on")
                 .register(meters);
         Gauge.builder("ringkv.client.requests.limit", () -> limit)
                 .description("Client requests the node works on at most")
+                .register(meters);
+        Gauge.builder("ringkv.client.bytes.inflight", bytesInFlight, AtomicLong::get)
+                .description("Bytes of values being received or written to replicas")
+                .baseUnit("bytes")
                 .register(meters);
     }
 
@@ -40,5 +53,65 @@ public final class AdmissionControl {
     /** Gives back a slot taken by {@link #tryEnter()}. */
     public void leave() {
         inFlight.decrementAndGet();
+    }
+
+    /**
+     * Holds {@code bytes} of a value more; false, holding nothing more, when that would pass the
+     * bound. Nothing waits: a refused request answers 503 at once, and no request can hold part
+     * of the bound while waiting for the rest.
+     */
+    public boolean tryHold(long bytes) {
+        if (bytesInFlight.addAndGet(bytes) > maxBytes) {
+            bytesInFlight.addAndGet(-bytes);
+            return false;
+        }
+        return true;
+    }
+
+    /** Whether {@code bytes} more would fit now: lets a request that says its size be refused before it is read. */
+    public boolean hasRoomFor(long bytes) {
+        return bytesInFlight.get() + bytes <= maxBytes;
+    }
+
+    /** Gives back bytes held with {@link #tryHold}. */
+    public void release(long bytes) {
+        bytesInFlight.addAndGet(-bytes);
+    }
+
+    /** A hold on one request's bytes, with one holder: the exchange. */
+    public Held held() {
+        return new Held();
+    }
+
+    /**
+     * The bytes of one request's value as they arrive, given back when the last holder lets go:
+     * the exchange, and the replicas' writes, which may end after the exchange.
+     */
+    public final class Held {
+        private final AtomicLong bytes = new AtomicLong();
+        private final AtomicInteger holders = new AtomicInteger(1);
+
+        private Held() {
+        }
+
+        /** Holds {@code count} more bytes; false, holding nothing more, past the bound. */
+        public boolean tryAdd(long count) {
+            if (!tryHold(count)) {
+                return false;
+            }
+            bytes.addAndGet(count);
+            return true;
+        }
+
+        /** One more holder, who must {@link #release()} too. */
+        public void retain() {
+            holders.incrementAndGet();
+        }
+
+        public void release() {
+            if (holders.decrementAndGet() == 0) {
+                AdmissionControl.this.release(bytes.getAndSet(0));
+            }
+        }
     }
 }

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,8 +40,12 @@ public final class PeerServer implements AutoCloseable {
      * @param handshakeTimeout  how long a new connection has to prove the secret
      * @param responseDelay     for tests only: every answer is sent this much later (a slow node)
      */
+    /**
+     * @param maxBytes bytes of values in peers' writes this node holds at once, from their frame
+     *                 to their store; bounded apart from the clients' values, as requests are
+     */
     public record Settings(int port, Handshake handshake, int maxKeyLength, int maxRecordLength, int maxRequests,
-            Duration handshakeTimeout, Duration responseDelay) {
+            long maxBytes, Duration handshakeTimeout, Duration responseDelay) {
 
         /** The largest frame: a write of the longest key and the largest record. */
         int maxFrame() {
@@ -53,6 +58,7 @@ public final class PeerServer implements AutoCloseable {
     final Scheduler storage;
     final Handshake handshake;
     final AtomicInteger inFlight = new AtomicInteger();
+    final AtomicLong bytesInFlight = new AtomicLong();
     /** Connections from peers that passed the handshake and are open. */
     final AtomicInteger peerConnections = new AtomicInteger();
     final Counter refusedPeers;
@@ -73,6 +79,10 @@ public final class PeerServer implements AutoCloseable {
                 .register(meters);
         Gauge.builder("ringkv.replica.requests.inflight", inFlight, AtomicInteger::get)
                 .description("Requests from peers this node is working on")
+                .register(meters);
+        Gauge.builder("ringkv.replica.bytes.inflight", bytesInFlight, AtomicLong::get)
+                .description("Bytes of values in peers' writes this node is storing")
+                .baseUnit("bytes")
                 .register(meters);
         Gauge.builder("ringkv.replica.requests.limit", settings::maxRequests)
                 .description("Requests from peers this node works on at most")

@@ -45,8 +45,12 @@ public final class Coordinator {
 
     private static final Logger log = LoggerFactory.getLogger(Coordinator.class);
     private static final Comparator<KeyedRecord> BY_KEY = (a, b) -> Arrays.compareUnsigned(a.key(), b.key());
-    /** Records buffered per replica stream in a range merge: bounds the heap a range can take. */
-    private static final int RANGE_PREFETCH = 16;
+    /**
+     * Records the range merge takes ahead from each replica stream. Counted in records, so kept
+     * small: with values of megabytes each one is megabytes of heap. The streams buffer in bytes
+     * below it (a peer's credit window, a local scan's batch), so a small prefetch costs no hops.
+     */
+    private static final int RANGE_PREFETCH = 2;
     /** Background read repairs in progress at once; past it, a stale replica waits for anti-entropy. */
     private static final int BACKGROUND_REPAIRS = 64;
 
@@ -120,22 +124,40 @@ public final class Coordinator {
     }
 
     public Mono<Void> put(byte[] key, byte[] value, ReplicationFactor factor, Placement placement) {
-        return write(key, Record.value(clock.now(), value), factor, placement);
+        return put(key, value, factor, placement, () -> { });
+    }
+
+    /**
+     * Like {@link #put(byte[], byte[], ReplicationFactor, Placement)}, and runs
+     * {@code afterLastReplica} once every replica's write has ended (made, failed or hinted),
+     * which may be well after the answer: until then the value is still held, for the slower ones.
+     * It runs exactly once per subscription.
+     */
+    public Mono<Void> put(byte[] key, byte[] value, ReplicationFactor factor, Placement placement, Runnable afterLastReplica) {
+        return write(key, Record.value(clock.now(), value), factor, placement, afterLastReplica);
     }
 
     public Mono<Void> delete(byte[] key, ReplicationFactor factor, Placement placement) {
-        return write(key, Record.tombstone(clock.now()), factor, placement);
+        return write(key, Record.tombstone(clock.now()), factor, placement, () -> { });
     }
 
-    private Mono<Void> write(byte[] key, Record record, ReplicationFactor factor, Placement placement) {
+    private Mono<Void> write(byte[] key, Record record, ReplicationFactor factor, Placement placement, Runnable afterLastReplica) {
         List<Replica> targets = placement.writeReplicas(key, factor.from());
         // Only the current owners count towards ack: they are the ones reads ask, and the targets' first.
         List<Replica> counted = targets.subList(0, factor.from());
-        return quorum(targets, targets.size(), Duration.ZERO, factor, counted::contains,
-                replica -> replica.write(key, record)
-                        .doOnError(error -> hint(replica, key, record)),
-                ignored -> { })
-                .then();
+        return Mono.defer(() -> {
+            // Every target is asked at once (no hedging for writes), so each ends exactly once.
+            AtomicInteger unfinished = new AtomicInteger(targets.size());
+            return quorum(targets, targets.size(), Duration.ZERO, factor, counted::contains,
+                    replica -> replica.write(key, record)
+                            .doOnError(error -> hint(replica, key, record))
+                            .doFinally(signal -> {
+                                if (unfinished.decrementAndGet() == 0) {
+                                    afterLastReplica.run();
+                                }
+                            }),
+                    ignored -> { });
+        }).then();
     }
 
     /** A peer missed the write: keep it for that peer. */

@@ -1,5 +1,7 @@
 package io.ringkv.replication;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -21,6 +23,10 @@ import reactor.core.scheduler.Scheduler;
  * the caller counts as a failed replica.
  */
 public final class LocalReplica implements Replica {
+
+    /** A local scan's batch: what one storage-thread hop reads ahead. */
+    private static final int SCAN_BATCH_BYTES = 64 * 1024;
+    private static final int SCAN_BATCH_RECORDS = 256;
 
     private final String name;
     private final RocksStore store;
@@ -83,23 +89,40 @@ public final class LocalReplica implements Replica {
 
     /**
      * Pulls records from a RocksDB iterator only as fast as they are requested, so a slow reader
-     * slows the scan instead of filling the heap; the iterator is closed on completion, error or cancel.
+     * slows the scan instead of filling the heap; the iterator is closed on completion, error or
+     * cancel. Read in batches of up to {@value #SCAN_BATCH_BYTES} bytes (or one larger record), one
+     * storage-thread hop per batch rather than per record, and at most two batches held.
      */
     @Override
     public Flux<KeyedRecord> scan(byte[] start, byte[] end) {
-        return Flux.<KeyedRecord, RocksStore.RangeCursor>generate(
+        return Flux.<List<KeyedRecord>, RocksStore.RangeCursor>generate(
                         () -> store.openRange(start, end),
                         (cursor, sink) -> {
-                            KeyedRecord next = cursor.next();
-                            if (next == null) {
+                            List<KeyedRecord> batch = nextBatch(cursor);
+                            if (batch.isEmpty()) {
                                 sink.complete();
                             } else {
-                                sink.next(next);
+                                sink.next(batch);
                             }
                             return cursor;
                         },
                         this::closeOffTheEventLoop)
-                .subscribeOn(storageScheduler);
+                .subscribeOn(storageScheduler)
+                .concatMapIterable(batch -> batch, 1);
+    }
+
+    private static List<KeyedRecord> nextBatch(RocksStore.RangeCursor cursor) {
+        List<KeyedRecord> batch = new ArrayList<>();
+        long bytes = 0;
+        while (bytes < SCAN_BATCH_BYTES && batch.size() < SCAN_BATCH_RECORDS) {
+            KeyedRecord next = cursor.next();
+            if (next == null) {
+                break;
+            }
+            batch.add(next);
+            bytes += next.key().length + next.record().value().length;
+        }
+        return batch;
     }
 
     /** A cancel comes on the canceller's thread, often an event loop: the cursor is closed on storage. */

@@ -25,12 +25,61 @@ class AdmissionControlTest {
 
     @Test
     void theBoundCountsSlotsAndFreesThemAgain() {
-        AdmissionControl admission = new AdmissionControl(2, new SimpleMeterRegistry());
+        AdmissionControl admission = new AdmissionControl(2, 1000, new SimpleMeterRegistry());
         assertThat(admission.tryEnter()).isTrue();
         assertThat(admission.tryEnter()).isTrue();
         assertThat(admission.tryEnter()).as("beyond the bound").isFalse();
         admission.leave();
         assertThat(admission.tryEnter()).as("a slot was given back").isTrue();
+    }
+
+    @Test
+    void bytesAreHeldUntilTheLastHolderLetsGo() {
+        AdmissionControl admission = new AdmissionControl(10, 1000, new SimpleMeterRegistry());
+        AdmissionControl.Held first = admission.held();
+        assertThat(first.tryAdd(600)).isTrue();
+        AdmissionControl.Held second = admission.held();
+        assertThat(second.tryAdd(300)).isTrue();
+        assertThat(second.tryAdd(200)).as("past the bound: refused, nothing more held").isFalse();
+        first.retain(); // the replicas' writes, still running after the answer
+        first.release(); // the exchange is over
+        assertThat(second.tryAdd(200)).as("the replicas still hold the first value").isFalse();
+        first.release(); // the last replica has ended
+        assertThat(second.tryAdd(600)).as("600 bytes were given back").isTrue();
+        second.release();
+        assertThat(admission.tryHold(1000)).as("everything was given back").isTrue();
+    }
+
+    /**
+     * Values in flight are bounded in bytes, including the writes to slower replicas that go on
+     * after the client's answer: node 1 answers replica writes only after 3 s, so each 1/2 PUT of
+     * 40 KiB to node 0 holds its bytes that long. With a bound of 100 KiB the third such PUT gets
+     * 503 at once and stores nothing; once the slow writes end, PUTs are taken again.
+     */
+    @Test
+    void valuesInFlightAreBoundedInBytesUntilTheSlowestReplicaEnds() {
+        List<Integer> ports = TestNode.freePorts(2);
+        TestNode node = TestNode.create(ports.get(0), dataRoot.resolve("node0"), ports, Map.of(
+                "ringkv.max-value-size", "64KB", "ringkv.overload.max-bytes-in-flight", "100KB",
+                "ringkv.replication.timeout", "10s"));
+        TestNode slowPeer = TestNode.create(ports.get(1), dataRoot.resolve("node1"), ports,
+                Map.of("ringkv.testing.replica-delay", "3s"));
+        try (node; slowPeer) {
+            List.of(node, slowPeer).parallelStream().forEach(TestNode::start);
+            byte[] value = new byte[40 * 1024];
+            for (String id : List.of("first", "second")) {
+                node.client().put().uri("/v0/entity?id=" + id + "&replicas=1/2").bodyValue(value).exchange()
+                        .expectStatus().isCreated();
+            }
+            node.client().put().uri("/v0/entity?id=third&replicas=1/2").bodyValue(value).exchange()
+                    .expectStatus().isEqualTo(HttpStatus.SERVICE_UNAVAILABLE)
+                    .expectHeader().valueEquals("Retry-After", "1");
+            assertThat(node.stored("third")).isEmpty();
+            node.client().get().uri("/v0/entity?id=first&replicas=1/2").exchange().expectStatus().isOk();
+            Awaitility.await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+                    node.client().put().uri("/v0/entity?id=third&replicas=1/2").bodyValue(value).exchange()
+                            .expectStatus().isCreated());
+        }
     }
 
     /**

@@ -79,7 +79,11 @@ class PeerProtocolTest {
     }
 
     private PeerServer server(Duration responseDelay) {
-        server = new PeerServer(new PeerServer.Settings(0, new Handshake(SECRET), 1024, MAX_VALUE + 10, 10_000,
+        return server(responseDelay, 64L << 20);
+    }
+
+    private PeerServer server(Duration responseDelay, long maxBytes) {
+        server = new PeerServer(new PeerServer.Settings(0, new Handshake(SECRET), 1024, MAX_VALUE + 10, 10_000, maxBytes,
                 TIMEOUT, responseDelay), store, storage, loops, meters);
         return server;
     }
@@ -221,7 +225,7 @@ class PeerProtocolTest {
     /** A server that does not know the secret cannot pass itself off as a peer either. */
     @Test
     void aServerWithAnotherSecretIsNotTrusted() {
-        server = new PeerServer(new PeerServer.Settings(0, new Handshake("other-secret"), 1024, MAX_VALUE + 10, 100,
+        server = new PeerServer(new PeerServer.Settings(0, new Handshake("other-secret"), 1024, MAX_VALUE + 10, 100, 64L << 20,
                 TIMEOUT, Duration.ZERO), store, storage, loops, meters);
         assertThatThrownBy(() -> client().read(bytes("k")).block(WAIT)).isInstanceOf(PeerException.Refused.class);
     }
@@ -277,6 +281,28 @@ class PeerProtocolTest {
                 .hasMessageContaining("at most");
         assertThat(store.get(bytes("big"))).isNull();
         client.write(bytes("small"), Record.value(1, new byte[10])).block(WAIT);
+    }
+
+    /** Peers' writes are bounded in bytes apart from requests: past it, refused at once; a write alone always fits. */
+    @Test
+    void writesPastTheByteBoundAreRefusedAtOnceUntilOthersEnd() {
+        server(Duration.ZERO, 100);
+        PeerClient client = client();
+        store.slowWrites = new CompletableFuture<>();
+        Mono<?> first = client.write(bytes("first"), Record.value(1, new byte[60])).cache();
+        first.subscribe(ignored -> { }, ignored -> { });
+        Awaitility.await().atMost(WAIT).until(() -> store.get(bytes("first")) != null);
+        assertThatThrownBy(() -> client.write(bytes("second"), Record.value(1, new byte[60])).block(WAIT))
+                .isInstanceOf(PeerException.Remote.class)
+                .hasMessageContaining("OVERLOADED");
+        assertThat(store.get(bytes("second"))).isNull();
+
+        store.slowWrites.complete(true);
+        first.block(WAIT);
+        store.slowWrites = null;
+        client.write(bytes("second"), Record.value(1, new byte[60])).block(WAIT);
+        client.write(bytes("larger than the bound, alone"), Record.value(1, new byte[150])).block(WAIT);
+        assertThat(store.get(bytes("second"))).isNotNull();
     }
 
     /** A type this version does not know is answered with an error; the connection goes on. */
@@ -386,10 +412,14 @@ class PeerProtocolTest {
             return new RocksStore.Lookup(false, null);
         }
 
+        /** While set, writes are stored but answered only once it completes: a slow disk. */
+        volatile CompletableFuture<Boolean> slowWrites;
+
         @Override
         public CompletableFuture<?> write(byte[] key, Record record) {
             records.merge(key, record, (old, fresh) -> fresh.timestamp() > old.timestamp() ? fresh : old);
-            return CompletableFuture.completedFuture(true);
+            CompletableFuture<Boolean> slow = slowWrites;
+            return slow != null ? slow : CompletableFuture.completedFuture(true);
         }
 
         @Override

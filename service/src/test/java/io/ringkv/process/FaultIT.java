@@ -29,7 +29,6 @@ import io.ringkv.support.WriteHistory;
  */
 class FaultIT {
 
-    private static final String SECRET = "fault-test-secret";
     private static final int WRITERS = 4;
     private static final int KEYS_PER_WRITER = 60;
     private static final Duration CONVERGED_WITHIN = Duration.ofSeconds(60);
@@ -46,19 +45,10 @@ class FaultIT {
     }
 
     private void startCluster() {
-        List<Integer> ports = TestNode.freePorts(3);
-        String peers = String.join(",", ports.stream().map(port -> "http://127.0.0.1:" + port).toList());
-        for (int i = 0; i < 3; i++) {
-            nodes.add(NodeProcess.of("256m", ports.get(i), dir.resolve("node" + i + ".log"),
-                    "--ringkv.data-dir=" + dir.resolve("data" + i),
-                    "--ringkv.cluster.self=http://127.0.0.1:" + ports.get(i),
-                    "--ringkv.cluster.peers=" + peers,
-                    "--ringkv.cluster.secret=" + SECRET,
-                    "--ringkv.startup.warm-up-requests=50",
-                    // Often enough that what neither hints nor read repair fixed is fixed within the test.
-                    "--ringkv.repair.interval=10s"));
-        }
-        nodes.parallelStream().forEach(node -> node.startAndAwait(Duration.ofSeconds(120)));
+        nodes.addAll(NodeProcess.cluster(3, "256m", dir,
+                "--ringkv.startup.warm-up-requests=50",
+                // Often enough that what neither hints nor read repair fixed is fixed within the test.
+                "--ringkv.repair.interval=10s"));
     }
 
     /** Runs the load around the fault, then checks: nothing lost, every replica the newest, within 60 s. */
@@ -72,7 +62,7 @@ class FaultIT {
         history.stop();
 
         assertThat(history.lost(URI.create(nodes.get(0).url()))).as("acknowledged writes lost after " + fault).isEmpty();
-        try (PeerTestClient peers = new PeerTestClient(SECRET)) {
+        try (PeerTestClient peers = new PeerTestClient(TestNode.SECRET)) {
             List<Function<byte[], Optional<Record>>> copies = nodes.stream()
                     .<Function<byte[], Optional<Record>>>map(node -> key -> peers.of(node.url()).read(key).block(Duration.ofSeconds(10)))
                     .toList();

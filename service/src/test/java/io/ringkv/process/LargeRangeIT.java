@@ -14,7 +14,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.ringkv.support.Chunks;
 import io.ringkv.support.NodeProcess;
-import io.ringkv.support.TestNode;
 
 /**
  * A range of 100 000 records of 2 KiB, about 200 MiB, streamed from three nodes whose heaps are
@@ -59,23 +57,12 @@ class LargeRangeIT {
 
     @BeforeAll
     static void startAndFill() throws Exception {
-        List<Integer> ports = TestNode.freePorts(3);
-        String peers = ports.stream().map(port -> "http://127.0.0.1:" + port).collect(Collectors.joining(","));
-        for (int i = 0; i < 3; i++) {
-            nodes.add(NodeProcess.of(HEAP, ports.get(i), dir.resolve("node" + i + ".log"),
-                    "--ringkv.data-dir=" + dir.resolve("data" + i),
-                    "--ringkv.cluster.self=http://127.0.0.1:" + ports.get(i),
-                    "--ringkv.cluster.peers=" + peers,
-                    "--ringkv.cluster.secret=" + TestNode.SECRET,
-                    // This test is about memory, not about overload: on a busy CI machine the fill must
-                    // not trip the breakers or time out.
-                    "--ringkv.replication.timeout=10s",
-                    "--ringkv.health.breaker.slow-call-threshold=10s",
-                    "--ringkv.health.breaker.failure-rate=100"));
-        }
-        for (NodeProcess node : nodes) {
-            node.startAndAwait(Duration.ofSeconds(120));
-        }
+        nodes.addAll(NodeProcess.cluster(3, HEAP, dir,
+                // This test is about memory, not about overload: on a busy CI machine the fill must
+                // not trip the breakers or time out.
+                "--ringkv.replication.timeout=10s",
+                "--ringkv.health.breaker.slow-call-threshold=10s",
+                "--ringkv.health.breaker.failure-rate=100"));
 
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         Semaphore inFlight = new Semaphore(64);

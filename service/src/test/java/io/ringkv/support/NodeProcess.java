@@ -44,6 +44,26 @@ public final class NodeProcess implements AutoCloseable {
         return new NodeProcess(command, log, port);
     }
 
+    /**
+     * A cluster of {@code count} nodes on free loopback ports, each with its data and log in
+     * {@code dir} and the given settings besides its own, started together and answering.
+     */
+    public static List<NodeProcess> cluster(int count, String heap, Path dir, String... settings) {
+        List<Integer> ports = TestNode.freePorts(count);
+        String peers = String.join(",", ports.stream().map(port -> "http://127.0.0.1:" + port).toList());
+        List<NodeProcess> nodes = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            List<String> all = new ArrayList<>(List.of("--ringkv.data-dir=" + dir.resolve("data" + i),
+                    "--ringkv.cluster.self=http://127.0.0.1:" + ports.get(i),
+                    "--ringkv.cluster.peers=" + peers,
+                    "--ringkv.cluster.secret=" + TestNode.SECRET));
+            all.addAll(List.of(settings));
+            nodes.add(of(heap, ports.get(i), dir.resolve("node" + i + ".log"), all.toArray(String[]::new)));
+        }
+        nodes.parallelStream().forEach(node -> node.startAndAwait(Duration.ofSeconds(120)));
+        return nodes;
+    }
+
     public NodeProcess start() {
         try {
             process = new ProcessBuilder(command).redirectErrorStream(true)
@@ -140,6 +160,20 @@ public final class NodeProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** The process's resident memory now, in MiB (Linux /proc), as a container's memory limit counts it. */
+    public long residentMiB() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/" + process.pid() + "/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024;
+                }
+            }
+            return 0;
+        } catch (IOException e) {
+            return 0; // exited
         }
     }
 

@@ -1,0 +1,129 @@
+package io.ringkv.api;
+
+import java.util.ArrayDeque;
+
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
+import org.springframework.web.reactive.function.server.ServerRequest;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.util.AttributeKey;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.netty.Connection;
+import reactor.netty.NettyPipeline;
+
+/**
+ * What the API needs from a client's connection below WebFlux, in a handler between Netty's HTTP
+ * decoder and Reactor Netty.
+ *
+ * <p><b>Framing.</b> A chunked body whose framing breaks (a bad chunk size, a chunk longer than
+ * it said) is answered 400 by Reactor Netty, but the body stream still ends as if complete,
+ * holding what had arrived: a PUT would store an empty or cut-off value. The connection is marked,
+ * and {@link #bodyBroken} tells the handler. A transfer coding other than plain {@code chunked}
+ * ({@code gzip, chunked}) would be stored still encoded: such a request fails to decode here, so
+ * Reactor Netty answers it 400 before any handler runs.
+ *
+ * <p><b>Writability.</b> Reactor Netty writes up to 128 items of a streamed body into the
+ * connection whether or not the client reads them; with values of megabytes that is hundreds of
+ * megabytes of direct memory per slow client. {@link #whenWritable} lets a stream produce its next
+ * item only once the connection has room (Netty's write buffer below its high-water mark).
+ */
+@ChannelHandler.Sharable
+final class ConnectionHooks extends ChannelInboundHandlerAdapter {
+
+    private static final AttributeKey<Boolean> BODY_BROKEN = AttributeKey.valueOf(ConnectionHooks.class.getName() + ".bodyBroken");
+    /** Streams waiting for room; touched only on the channel's event loop. */
+    private static final AttributeKey<ArrayDeque<MonoSink<Void>>> WAITING =
+            AttributeKey.valueOf(ConnectionHooks.class.getName() + ".waiting");
+    private static final ConnectionHooks INSTANCE = new ConnectionHooks();
+
+    /** Puts the hooks into every connection of the public server. */
+    static NettyServerCustomizer customizer() {
+        return server -> server.doOnChannelInit((observer, channel, address) -> {
+            if (channel.pipeline().get(NettyPipeline.HttpCodec) != null) {
+                channel.pipeline().addAfter(NettyPipeline.HttpCodec, "ringkv.connectionHooks", INSTANCE);
+            }
+        });
+    }
+
+    /** Whether the body of this request stopped at a framing error rather than at its end. */
+    static boolean bodyBroken(ServerRequest request) {
+        Channel channel = channel(request);
+        return channel != null && Boolean.TRUE.equals(channel.attr(BODY_BROKEN).get());
+    }
+
+    /** Completes once the request's connection can take more of the response (or has closed). */
+    static Mono<Void> whenWritable(ServerRequest request) {
+        Channel channel = channel(request);
+        if (channel == null || channel.isWritable() || !channel.isActive()) {
+            return Mono.empty();
+        }
+        return Mono.create(sink -> channel.eventLoop().execute(() -> {
+            if (channel.isWritable() || !channel.isActive()) {
+                sink.success();
+            } else {
+                waiting(channel).add(sink);
+            }
+        }));
+    }
+
+    private static Channel channel(ServerRequest request) {
+        Object nativeRequest = ServerHttpRequestDecorator.getNativeRequest(request.exchange().getRequest());
+        return nativeRequest instanceof Connection connection ? connection.channel() : null;
+    }
+
+    private static ArrayDeque<MonoSink<Void>> waiting(Channel channel) {
+        ArrayDeque<MonoSink<Void>> waiting = channel.attr(WAITING).get();
+        if (waiting == null) {
+            waiting = new ArrayDeque<>(1);
+            channel.attr(WAITING).set(waiting);
+        }
+        return waiting;
+    }
+
+    private static void wake(Channel channel) {
+        ArrayDeque<MonoSink<Void>> waiting = channel.attr(WAITING).get();
+        for (MonoSink<Void> sink; waiting != null && (sink = waiting.poll()) != null; ) {
+            sink.success();
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object message) {
+        if (message instanceof HttpRequest request) {
+            ctx.channel().attr(BODY_BROKEN).set(Boolean.FALSE);
+            String coding = request.headers().get(HttpHeaderNames.TRANSFER_ENCODING);
+            if (coding != null && request.decoderResult().isSuccess()
+                    && !HttpHeaderValues.CHUNKED.contentEqualsIgnoreCase(coding.strip())) {
+                request.setDecoderResult(DecoderResult.failure(
+                        new IllegalArgumentException("unsupported Transfer-Encoding: " + coding)));
+            }
+        } else if (message instanceof HttpContent content && content.decoderResult().isFailure()) {
+            ctx.channel().attr(BODY_BROKEN).set(Boolean.TRUE);
+        }
+        ctx.fireChannelRead(message);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            wake(ctx.channel());
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        wake(ctx.channel());
+        ctx.fireChannelInactive();
+    }
+}

@@ -1,0 +1,139 @@
+package io.ringkv.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.ringkv.support.Chunks;
+import io.ringkv.support.NodeProcess;
+
+/**
+ * Three nodes with the chart's heap (-Xmx256m), 60 values of 4 MiB on every node, and a client
+ * reading them as a range at 1 MB/s through a small receive buffer while other clients keep
+ * writing and reading: every node's resident memory stays under the chart's memory limit, the
+ * other clients are served, and the slow range, sped up, still completes with every record.
+ * Before the range waited for its connection, the nodes grew to 618–768 MiB here.
+ */
+class LargeValuesMemoryIT {
+
+    private static final int VALUES = 60;
+    private static final int VALUE_SIZE = 4 * 1024 * 1024;
+    /** The chart's resources.limits.memory, where the kernel kills the pod. */
+    private static final long LIMIT_MIB = 640;
+
+    @TempDir
+    static Path dir;
+
+    private static final List<NodeProcess> nodes = new ArrayList<>();
+    private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @BeforeAll
+    static void startAndFill() throws Exception {
+        nodes.addAll(NodeProcess.cluster(3, "256m", dir,
+                // About memory, not overload: a busy CI machine must not trip breakers or timeouts.
+                "--ringkv.replication.timeout=20s",
+                "--ringkv.health.breaker.slow-call-threshold=20s",
+                "--ringkv.health.breaker.failure-rate=100"));
+        long started = System.nanoTime();
+        for (int i = 0; i < VALUES; i += 2) {
+            CompletableFuture.allOf(put(i), put(i + 1)).join();
+        }
+        System.out.printf("wrote %d values of %d MiB at 3/3 in %.1f s; resident %s MiB%n", VALUES, VALUE_SIZE >> 20,
+                (System.nanoTime() - started) / 1e9, resident());
+    }
+
+    @AfterAll
+    static void stop() {
+        nodes.forEach(NodeProcess::close);
+    }
+
+    @Test
+    void aSlowRangeOfLargeValuesStaysWithinTheMemoryLimitAndCompletes() throws Exception {
+        AtomicLong rate = new AtomicLong(1_000_000);
+        AtomicInteger received = new AtomicInteger();
+        List<String> broken = new ArrayList<>();
+        CompletableFuture<Integer> range = CompletableFuture.supplyAsync(() -> Chunks.stream(
+                nodes.get(0).url() + "/v0/entities?start=large-&end=large-~", rate::get, chunk -> {
+                    int i = received.getAndIncrement();
+                    byte[] key = key(i).getBytes(StandardCharsets.UTF_8);
+                    if (chunk.length != key.length + 1 + VALUE_SIZE
+                            || !Arrays.equals(chunk, 0, key.length, key, 0, key.length)
+                            || !Arrays.equals(chunk, key.length + 1, chunk.length, value(i), 0, VALUE_SIZE)) {
+                        broken.add(key(i));
+                    }
+                }));
+
+        long[] peak = new long[nodes.size()];
+        int served = 0;
+        long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (System.nanoTime() < until) {
+            for (int n = 0; n < nodes.size(); n++) {
+                peak[n] = Math.max(peak[n], nodes.get(n).residentMiB());
+            }
+            // Other clients meanwhile: a small write and a read, each on another node.
+            String id = "small-" + served;
+            assertThat(send(HttpRequest.newBuilder(URI.create(nodes.get(served % 3).url() + "/v0/entity?id=" + id))
+                    .timeout(Duration.ofSeconds(10)).PUT(HttpRequest.BodyPublishers.ofString("v")).build())).as("PUT " + id).isEqualTo(201);
+            assertThat(send(HttpRequest.newBuilder(URI.create(nodes.get((served + 1) % 3).url() + "/v0/entity?id=" + id))
+                    .timeout(Duration.ofSeconds(10)).GET().build())).as("GET " + id).isEqualTo(200);
+            served++;
+            Thread.sleep(200);
+        }
+        System.out.printf("while a range was read at 1 MB/s (%d of %d records so far): peak resident %s MiB, %d other clients served%n",
+                received.get(), VALUES, Arrays.toString(peak), served * 2);
+
+        rate.set(0);
+        assertThat(range.get(120, TimeUnit.SECONDS)).isEqualTo(200);
+        assertThat(received.get()).as("records in the range").isEqualTo(VALUES);
+        assertThat(broken).as("records that came back different").isEmpty();
+        for (int n = 0; n < nodes.size(); n++) {
+            assertThat(nodes.get(n).isAlive()).as("node %d alive", n).isTrue();
+            assertThat(peak[n]).as("node %d's peak resident memory, MiB", n).isLessThan(LIMIT_MIB);
+        }
+    }
+
+    private static CompletableFuture<Void> put(int i) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(nodes.get(i % 3).url() + "/v0/entity?id=" + key(i) + "&replicas=3/3"))
+                .timeout(Duration.ofSeconds(60)).PUT(HttpRequest.BodyPublishers.ofByteArray(value(i))).build();
+        return http.sendAsync(request, HttpResponse.BodyHandlers.discarding())
+                .thenAccept(response -> assertThat(response.statusCode()).as("PUT " + key(i)).isEqualTo(201));
+    }
+
+    private static int send(HttpRequest request) throws Exception {
+        return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    private static String resident() {
+        return nodes.stream().map(node -> String.valueOf(node.residentMiB())).collect(Collectors.joining(", ", "[", "]"));
+    }
+
+    private static String key(int i) {
+        return String.format("large-%03d", i);
+    }
+
+    private static byte[] value(int i) {
+        byte[] value = new byte[VALUE_SIZE];
+        Arrays.fill(value, (byte) ('a' + i % 26));
+        value[i] = '!';
+        return value;
+    }
+}
