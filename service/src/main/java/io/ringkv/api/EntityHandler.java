@@ -56,7 +56,8 @@ final class EntityHandler {
     /**
      * A PUT's first part: checks the request and waits for its body, within ringkv.max-value-size
      * and ringkv.overload.body-timeout. A client slot is taken only once the body is here, so
-     * clients whose bodies trickle in (or stop) cannot lock the others out.
+     * clients whose bodies trickle in (or stop) cannot lock the others out; the body's bytes are
+     * held against ringkv.overload.max-bytes-in-flight from their arrival.
      */
     Mono<ArrivedPut> arrive(ServerRequest request) {
         byte[] key = EntityRequests.key(request);
@@ -68,7 +69,7 @@ final class EntityHandler {
         }
         if (declared > 0 && !admission.hasRoomFor(declared)) {
             // Refused before a byte of it is read, rather than read and thrown away.
-            throw new OverloadedException("too many bytes of values in flight (ringkv.overload.max-bytes-in-flight)");
+            throw tooManyBytes();
         }
         // The body's bytes count against ringkv.overload.max-bytes-in-flight as they arrive, so a
         // client that trickles holds only what it sent; past the bound, 503 at once.
@@ -77,7 +78,7 @@ final class EntityHandler {
         Flux<DataBuffer> body = request.body(BodyExtractors.toDataBuffers()).doOnNext(buffer -> {
             if (!held.tryAdd(buffer.readableByteCount())) {
                 DataBufferUtils.release(buffer);
-                throw new OverloadedException("too many bytes of values in flight (ringkv.overload.max-bytes-in-flight)");
+                throw tooManyBytes();
             }
         });
         return DataBufferUtils.join(body, (int) maxValueBytes)
@@ -100,7 +101,12 @@ final class EntityHandler {
         // The replicas hold the bytes too, past the answer, until the slowest has ended.
         return Mono.defer(() -> {
                     put.held().retain();
-                    return coordinator.put(put.key(), put.value(), factor, placement, put.held()::release);
+                    try {
+                        return coordinator.put(put.key(), put.value(), factor, placement, put.held()::release);
+                    } catch (RuntimeException e) {
+                        put.held().release(); // no replica was asked: nobody else will let go
+                        throw e;
+                    }
                 })
                 .then(ServerResponse.status(HttpStatus.CREATED).build());
     }
@@ -143,6 +149,10 @@ final class EntityHandler {
         } finally {
             DataBufferUtils.release(buffer);
         }
+    }
+
+    private static OverloadedException tooManyBytes() {
+        return new OverloadedException("too many bytes of values in flight (ringkv.overload.max-bytes-in-flight)");
     }
 
     private BadRequestException tooLarge() {

@@ -2,14 +2,15 @@ package io.ringkv.health;
 
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -27,7 +28,9 @@ public final class PeerMonitor {
     private final String peer;
     private final CircuitBreaker breaker;
     private final AtomicReference<Instant> lastSuccess = new AtomicReference<>();
-    private final AtomicBoolean lastCallFailed = new AtomicBoolean();
+    /** Why the last call failed, as health shows it; null once a call succeeds again. */
+    private final AtomicReference<String> lastFailure = new AtomicReference<>();
+    private final Counter refusals;
     /** Weight 0.2: a peer that turns slow is passed over by reads within a handful of calls. */
     private final LatencyEstimate latency = new LatencyEstimate(0.2);
 
@@ -56,6 +59,10 @@ public final class PeerMonitor {
                 .build());
         Gauge.builder("ringkv.replica.breaker.state", breaker, PeerMonitor::breakerLevel)
                 .description("The peer's circuit breaker: 0 closed, 1 half-open, 2 open")
+                .tag("peer", peer)
+                .register(meters);
+        this.refusals = Counter.builder("ringkv.replica.refused")
+                .description("Connections to the peer that it refused: it does not share this node's cluster secret")
                 .tag("peer", peer)
                 .register(meters);
     }
@@ -114,17 +121,25 @@ public final class PeerMonitor {
 
     private void succeeded() {
         lastSuccess.set(Instant.now());
-        lastCallFailed.set(false);
+        lastFailure.set(null);
     }
 
     private void failed(Throwable error) {
         if (isPeerFailure(error)) {
-            lastCallFailed.set(true);
+            lastFailure.set(error.getMessage() != null ? error.getMessage() : error.toString());
+            if (error instanceof PeerException.Refused) {
+                refusals.increment();
+            }
         }
     }
 
     public PeerState state() {
-        return PeerState.of(breaker.getState(), lastCallFailed.get());
+        return PeerState.of(breaker.getState(), lastFailure.get() != null);
+    }
+
+    /** Why the last call to the peer failed; empty once one has succeeded since. */
+    public Optional<String> lastFailure() {
+        return Optional.ofNullable(lastFailure.get());
     }
 
     /**

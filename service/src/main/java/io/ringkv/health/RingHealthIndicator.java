@@ -50,6 +50,7 @@ public final class RingHealthIndicator extends AbstractHealthIndicator {
                 details.put("state", monitor.state());
                 details.put("lastSuccess", monitor.lastSuccess() == null ? "never" : monitor.lastSuccess().toString());
                 details.put("breaker", monitor.breakerState().name());
+                monitor.lastFailure().ifPresent(reason -> details.put("lastFailure", reason));
             }
             members.put(member, details);
         }

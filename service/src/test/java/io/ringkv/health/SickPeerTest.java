@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -58,6 +59,27 @@ class SickPeerTest {
     private static String readiness(TestNode node) {
         return (String) node.client().get().uri("/actuator/health/readiness").exchange()
                 .expectBody(Map.class).returnResult().getResponseBody().get("status");
+    }
+
+    /** Two nodes that do not share the secret: each is DOWN for the other, with the reason, and counted. */
+    @Test
+    void aPeerWithAnotherSecretIsReportedDownWithTheReason() {
+        int mark = BlockHoundInstaller.violations().size();
+        List<Integer> ports = TestNode.freePorts(2);
+        Map<String, Object> otherSecret = new HashMap<>(FAST_BREAKERS);
+        otherSecret.put("ringkv.cluster.secret", "not-the-cluster-secret");
+        try (TestNode a = TestNode.create(ports.get(0), dataRoot.resolve("a"), ports, FAST_BREAKERS).start();
+             TestNode b = TestNode.create(ports.get(1), dataRoot.resolve("b"), ports, otherSecret).start()) {
+            Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+                put(a.client(), "one-copy", "1/2", HttpStatus.CREATED);
+                assertThat(memberHealth(a, b.url())).containsEntry("state", "DOWN")
+                        .hasEntrySatisfying("lastFailure", reason -> assertThat((String) reason).contains("secret"));
+            });
+            String metrics = a.client().get().uri("/actuator/prometheus").exchange()
+                    .expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody();
+            assertThat(metrics).containsPattern("ringkv_replica_refused_total\\{[^}]*peer=\"" + b.url() + "\"[^}]*} [1-9]");
+        }
+        assertThat(BlockHoundInstaller.violationsSince(mark)).isEmpty();
     }
 
     @Test
