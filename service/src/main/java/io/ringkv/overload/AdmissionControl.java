@@ -22,20 +22,19 @@ import io.micrometer.core.instrument.MeterRegistry;
 public final class AdmissionControl {
 
     private final int limit;
-    private final long maxBytes;
     private final AtomicInteger inFlight = new AtomicInteger();
-    private final AtomicLong bytesInFlight = new AtomicLong();
+    private final ByteBound bytes;
 
     public AdmissionControl(int maxClientRequests, long maxBytesInFlight, MeterRegistry meters) {
         this.limit = maxClientRequests;
-        this.maxBytes = maxBytesInFlight;
+        this.bytes = new ByteBound(maxBytesInFlight);
         Gauge.builder("ringkv.client.requests.inflight", inFlight, AtomicInteger::get)
                 .description("Client requests the node is working on")
                 .register(meters);
         Gauge.builder("ringkv.client.requests.limit", () -> limit)
                 .description("Client requests the node works on at most")
                 .register(meters);
-        Gauge.builder("ringkv.client.bytes.inflight", bytesInFlight, AtomicLong::get)
+        Gauge.builder("ringkv.client.bytes.inflight", bytes, ByteBound::held)
                 .description("Bytes of values being received or written to replicas")
                 .baseUnit("bytes")
                 .register(meters);
@@ -55,27 +54,14 @@ public final class AdmissionControl {
         inFlight.decrementAndGet();
     }
 
-    /**
-     * Holds {@code bytes} of a value more; false, holding nothing more, when that would pass the
-     * bound. Nothing waits: a refused request answers 503 at once, and no request can hold part
-     * of the bound while waiting for the rest.
-     */
-    public boolean tryHold(long bytes) {
-        if (bytesInFlight.addAndGet(bytes) > maxBytes) {
-            bytesInFlight.addAndGet(-bytes);
-            return false;
-        }
-        return true;
+    /** Holds {@code count} bytes of a value more; false, holding nothing more, past the bound (see {@link ByteBound}). */
+    public boolean tryHold(long count) {
+        return bytes.tryHold(count);
     }
 
-    /** Whether {@code bytes} more would fit now: lets a request that says its size be refused before it is read. */
-    public boolean hasRoomFor(long bytes) {
-        return bytesInFlight.get() + bytes <= maxBytes;
-    }
-
-    /** Gives back bytes held with {@link #tryHold}. */
-    public void release(long bytes) {
-        bytesInFlight.addAndGet(-bytes);
+    /** Whether {@code count} more would fit now: lets a request that says its size be refused before it is read. */
+    public boolean hasRoomFor(long count) {
+        return bytes.hasRoomFor(count);
     }
 
     /** A hold on one request's bytes, with one holder: the exchange. */
@@ -88,7 +74,7 @@ public final class AdmissionControl {
      * the exchange, and the replicas' writes, which may end after the exchange.
      */
     public final class Held {
-        private final AtomicLong bytes = new AtomicLong();
+        private final AtomicLong holding = new AtomicLong();
         private final AtomicInteger holders = new AtomicInteger(1);
 
         private Held() {
@@ -99,7 +85,7 @@ public final class AdmissionControl {
             if (!tryHold(count)) {
                 return false;
             }
-            bytes.addAndGet(count);
+            holding.addAndGet(count);
             return true;
         }
 
@@ -110,7 +96,7 @@ public final class AdmissionControl {
 
         public void release() {
             if (holders.decrementAndGet() == 0) {
-                AdmissionControl.this.release(bytes.getAndSet(0));
+                bytes.release(holding.getAndSet(0));
             }
         }
     }

@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,6 +13,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import io.ringkv.overload.ByteBound;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.netty.DisposableServer;
@@ -58,7 +58,7 @@ public final class PeerServer implements AutoCloseable {
     final Scheduler storage;
     final Handshake handshake;
     final AtomicInteger inFlight = new AtomicInteger();
-    final AtomicLong bytesInFlight = new AtomicLong();
+    final ByteBound bytesInFlight;
     /** Connections from peers that passed the handshake and are open. */
     final AtomicInteger peerConnections = new AtomicInteger();
     final Counter refusedPeers;
@@ -80,7 +80,8 @@ public final class PeerServer implements AutoCloseable {
         Gauge.builder("ringkv.replica.requests.inflight", inFlight, AtomicInteger::get)
                 .description("Requests from peers this node is working on")
                 .register(meters);
-        Gauge.builder("ringkv.replica.bytes.inflight", bytesInFlight, AtomicLong::get)
+        this.bytesInFlight = new ByteBound(settings.maxBytes());
+        Gauge.builder("ringkv.replica.bytes.inflight", bytesInFlight, ByteBound::held)
                 .description("Bytes of values in peers' writes this node is storing")
                 .baseUnit("bytes")
                 .register(meters);

@@ -244,16 +244,13 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             return;
         }
         long bytes = record.value().length;
-        long total = server.bytesInFlight.addAndGet(bytes);
-        if (total > server.settings.maxBytes() && total != bytes) {
-            // Past the bound, unless this write is all there is: a value the node takes from clients it takes from peers.
-            server.bytesInFlight.addAndGet(-bytes);
+        if (!server.bytesInFlight.tryHold(bytes)) {
             server.inFlight.decrementAndGet();
             answer(error(id, Wire.ErrorCode.OVERLOADED, "too many bytes of values in progress"));
             return;
         }
         server.service.write(key, record).whenComplete((stored, failure) -> {
-            server.bytesInFlight.addAndGet(-bytes);
+            server.bytesInFlight.release(bytes);
             server.inFlight.decrementAndGet();
             answer(failure == null ? allocator -> Wire.empty(allocator, Wire.DONE, id) : failed(id, failure));
         });
