@@ -3,6 +3,7 @@ package io.ringkv.api;
 import static org.springframework.web.reactive.function.server.RequestPredicates.path;
 
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
@@ -98,13 +99,8 @@ public class ApiRoutes {
          */
         <T> HandlerFunction<ServerResponse> afterBody(String operation, Function<ServerRequest, Mono<T>> arrive,
                 Function<T, Mono<ServerResponse>> handler) {
-            return timed(operation, ApiErrors.mapped(request -> arrive.apply(request).flatMap(arrived -> {
-                if (!admission.tryEnter()) {
-                    return ApiErrors.overloaded();
-                }
-                ExchangeCompletion.onComplete(request, admission::leave);
-                return handler.apply(arrived);
-            })));
+            return timed(operation, ApiErrors.mapped(request -> arrive.apply(request)
+                    .flatMap(arrived -> enter(request, () -> handler.apply(arrived)))));
         }
 
         /** Timed and with its failures answered, but never refused for overload. */
@@ -122,13 +118,16 @@ public class ApiRoutes {
         }
 
         private HandlerFunction<ServerResponse> admitted(HandlerFunction<ServerResponse> handler) {
-            return request -> {
-                if (!admission.tryEnter()) {
-                    return ApiErrors.overloaded();
-                }
-                ExchangeCompletion.onComplete(request, admission::leave);
-                return handler.handle(request);
-            };
+            return request -> enter(request, () -> handler.handle(request));
+        }
+
+        /** Runs the work holding a slot until the exchange is over, or answers 503 when none is free. */
+        private Mono<ServerResponse> enter(ServerRequest request, Supplier<Mono<ServerResponse>> work) {
+            if (!admission.tryEnter()) {
+                return ApiErrors.overloaded();
+            }
+            ExchangeCompletion.onComplete(request, admission::leave);
+            return work.get();
         }
     }
 }
