@@ -138,13 +138,20 @@ public final class RingkvCluster implements AutoCloseable {
         return network;
     }
 
-    /** Waits until every running node lists exactly the nodes of these hostnames on its ring. */
+    /**
+     * Waits until every running node lists exactly the nodes of these hostnames on its ring, each
+     * holding its data (NORMAL). Agreeing on the members is not enough: in a new cluster a node
+     * that saw a peer turn NORMAL first joins it (pulls, and is JOINING) for a few seconds, and
+     * until every node has seen it NORMAL a write at {@code replicas=3/3} is refused with 400.
+     */
     public void awaitRing(Duration atMost, String... hosts) {
         List<String> ring = Arrays.stream(hosts).map(host -> "http://" + host + ":" + API_PORT).sorted().toList();
         await().atMost(atMost).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
             for (Node node : running()) {
                 ClusterView view = client.cluster(node.api());
                 assertThat(view.ring()).as("the ring of %s: %s", node, view).isEqualTo(ring);
+                assertThat(view.members()).as("the members' data states on %s: %s", node, view)
+                        .allSatisfy(member -> assertThat(member.dataState()).isEqualTo("NORMAL"));
             }
         });
     }
