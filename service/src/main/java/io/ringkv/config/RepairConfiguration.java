@@ -102,8 +102,9 @@ public class RepairConfiguration {
                     + settle + ", twice ringkv.cluster.discovery.refresh-interval), which a leaving node waits for its peers to"
                     + " see it leaving before it hands its data over; got " + departure.timeout());
         }
+        SettingsValidator.notNegative("ringkv.cluster.join.owner-wait", cluster.join().ownerWait().toMillis());
         var settings = new DataMovement.Settings(NodeConfiguration.replicationFactor(properties), discovered, settle,
-                Duration.ofSeconds(10), departure.timeout());
+                Duration.ofSeconds(10), cluster.join().ownerWait(), departure.timeout());
         return new DataMovement(membership, replicaDirectory, rangeSync, repairLedger, scaledAway, settings,
                 System::currentTimeMillis);
     }

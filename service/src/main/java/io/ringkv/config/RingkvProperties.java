@@ -50,9 +50,19 @@ public record RingkvProperties(
      * @param vnodes points each member takes on the hash ring
      * @param discovery finding the members through DNS instead of a static peer list
      * @param departure how a node scaled away hands its data over before it goes
+     * @param join      how a new node takes its ranges before it serves them
      */
     public record Cluster(URI self, @DefaultValue List<URI> peers, String secret, Integer port,
-            @DefaultValue("256") int vnodes, @DefaultValue Discovery discovery, @DefaultValue Departure departure) {
+            @DefaultValue("256") int vnodes, @DefaultValue Discovery discovery, @DefaultValue Departure departure,
+            @DefaultValue Join join) {
+    }
+
+    /**
+     * @param ownerWait how long a joining node waits for a current owner it cannot pull from
+     *                  before it joins without it, which it does only if the owners it did pull
+     *                  from hold every write a majority acknowledged
+     */
+    public record Join(@DefaultValue("2m") Duration ownerWait) {
     }
 
     /**

@@ -2,6 +2,8 @@ package io.ringkv.repair;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -13,6 +15,7 @@ import org.springframework.context.SmartLifecycle;
 import io.ringkv.replication.RemoteReplica;
 import io.ringkv.replication.ReplicaDirectory;
 import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.HashRing;
 import io.ringkv.ring.MemberState;
 import io.ringkv.ring.TokenRange.Interval;
 import reactor.core.Disposable;
@@ -30,7 +33,12 @@ import reactor.util.retry.Retry;
  * it is NORMAL at once; otherwise it waits until its peers have seen it join (two discovery
  * rounds, so that every write from then on reaches it), pulls from each current owner the ranges
  * it will own, and becomes NORMAL. A pull that fails is tried again; a ring that changed meanwhile
- * is pulled again (only what differs moves). A static peer list never changes: its nodes do not
+ * is pulled again (only what differs moves). An owner that stays unreachable (a crash-looping
+ * pod) holds the join up for at most {@code ownerWait}: after that the node joins once it has
+ * pulled each range from enough of its owners to hold every write a majority of them
+ * acknowledged, which is every write made at the default {@code replicas}; a write made at less
+ * than a majority may then be only on the unreachable owner. Short of that it keeps trying, since
+ * joining would lose acknowledged writes. A static peer list never changes: its nodes do not
  * join, and an emptied one is healed by hints, read repair and anti-entropy.
  *
  * <p><b>Leaving.</b> When the node is told to stop and {@code scaledAway} says it is not coming
@@ -51,9 +59,12 @@ public final class DataMovement implements SmartLifecycle {
      * @param joins             whether a new node pulls its ranges first (members discovered, not listed)
      * @param settle            how long peers take to see this node's state: two discovery rounds
      * @param retry             how long a join waits before pulling again from a peer that failed
+     * @param ownerWait         how long a join waits for an unreachable owner before it joins
+     *                          without it, if the others hold every majority write
      * @param leaveTimeout      how long a leaving node may push before it stops regardless
      */
-    public record Settings(int replicationFactor, boolean joins, Duration settle, Duration retry, Duration leaveTimeout) {
+    public record Settings(int replicationFactor, boolean joins, Duration settle, Duration retry, Duration ownerWait,
+            Duration leaveTimeout) {
     }
 
     private final ClusterMembership membership;
@@ -106,7 +117,7 @@ public final class DataMovement implements SmartLifecycle {
                 .filter(tick -> membership.isKnown())
                 .next()
                 .flatMap(known -> !peersHoldData() ? Mono.empty() : Mono.delay(settings.settle())
-                        .then(Mono.defer(() -> pullRound(keys, bytes))
+                        .then(Mono.defer(() -> pullRound(begun, keys, bytes))
                                 .retryWhen(Retry.fixedDelay(Long.MAX_VALUE, settings.retry())
                                         .doBeforeRetry(signal -> log.warn("joining: {}; pulling again in {}",
                                                 signal.failure().getMessage(), settings.retry())))))
@@ -130,30 +141,50 @@ public final class DataMovement implements SmartLifecycle {
     }
 
     /**
-     * Pulls from every current owner what this node will own; fails if a peer could not be pulled
-     * from, or if the ring changed meanwhile (a new round then covers the new ring).
+     * Pulls from every current owner what this node will own; fails if the ring changed meanwhile
+     * (a new round then covers the new ring), or if a peer could not be pulled from, unless the
+     * join has waited {@code ownerWait} and the owners it did pull from hold every majority write.
      */
-    private Mono<Void> pullRound(AtomicLong keys, AtomicLong bytes) {
+    private Mono<Void> pullRound(long begun, AtomicLong keys, AtomicLong bytes) {
         ClusterMembership.View view = membership.view();
         String self = membership.self();
+        // What it owns with no other joiner finished yet: the most it may have to serve.
+        HashRing owning = view.joining().getOrDefault(self, view.future());
         List<String> sources = view.current().members().stream().filter(member -> !member.equals(self)).toList();
+        Set<String> pulled = ConcurrentHashMap.newKeySet();
         return Flux.fromIterable(sources)
                 .concatMap(source -> {
-                    // What it owns with no other joiner finished yet: the most it may have to serve.
-                    List<Interval> intervals = TokenIntervals.moving(view.current(),
-                            view.joining().getOrDefault(self, view.future()), settings.replicationFactor(), source, self);
-                    return intervals.isEmpty() ? Mono.just(true) : transfer(source, intervals, RangeSync.Direction.PULL, keys, bytes);
+                    List<Interval> intervals = TokenIntervals.moving(view.current(), owning, settings.replicationFactor(), source, self);
+                    Mono<Boolean> pull = intervals.isEmpty() ? Mono.just(true)
+                            : transfer(source, intervals, RangeSync.Direction.PULL, keys, bytes);
+                    return pull.doOnNext(done -> {
+                        if (done) {
+                            pulled.add(source);
+                        }
+                    });
                 }, 1)
-                .collectList()
-                .flatMap(outcomes -> {
-                    if (outcomes.contains(false)) {
-                        return Mono.error(new IllegalStateException("a current owner could not be pulled from"));
-                    }
+                .then(Mono.defer(() -> {
                     if (membership.view().version() != view.version()) {
                         return Mono.error(new IllegalStateException("the ring changed while pulling"));
                     }
-                    return Mono.empty();
-                });
+                    if (pulled.size() == sources.size()) {
+                        return Mono.empty();
+                    }
+                    List<String> missed = sources.stream().filter(source -> !pulled.contains(source)).toList();
+                    boolean majorityWritesHeld = TokenIntervals.notCoveredByMajorityWrites(view.current(), owning,
+                            settings.replicationFactor(), self, pulled).isEmpty();
+                    long waited = clock.getAsLong() - begun;
+                    if (majorityWritesHeld && waited >= settings.ownerWait().toMillis()) {
+                        log.warn("joining without {}, still unreachable {} s after the join began (ringkv.cluster.join.owner-wait): the owners pulled from"
+                                + " hold every write a majority acknowledged; a write made at less than a majority may be only"
+                                + " on {}", missed, waited / 1000, missed);
+                        return Mono.empty();
+                    }
+                    return Mono.error(new IllegalStateException("could not pull from " + missed + (majorityWritesHeld
+                            ? "; the others hold every majority write, so the join goes on without them after "
+                                    + settings.ownerWait()
+                            : "; without them some writes acknowledged by a majority would be missing, so the join waits")));
+                }));
     }
 
     /** One transfer with one peer; true once it finished, false (logged) if it failed. */

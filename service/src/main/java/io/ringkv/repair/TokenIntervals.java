@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 
@@ -54,6 +55,27 @@ public final class TokenIntervals {
      */
     public static List<Interval> moving(HashRing current, HashRing future, int factor, String source, String receiver) {
         return where(cut(current, future), piece -> owns(current, factor, piece, source) && owns(future, factor, piece, receiver));
+    }
+
+    /**
+     * What a joining {@code receiver} would miss if it joined having pulled only from the
+     * {@code pulled} members: the tokens it will own (in {@code future}) whose current owners
+     * (the first {@code factor} in {@code current}) were not pulled from enough to be sure of every
+     * write acknowledged by a majority of them. Such a write is on at least a majority of the
+     * piece's {@code n} owners, so it is on one of any {@code n - (n / 2 + 1) + 1} of them. Empty
+     * when the pull found everything written at the default {@code replicas}; a write at less than
+     * a majority may still be only on an owner that was not pulled from.
+     */
+    public static List<Interval> notCoveredByMajorityWrites(HashRing current, HashRing future, int factor, String receiver,
+            Set<String> pulled) {
+        return where(cut(current, future), piece -> {
+            if (!owns(future, factor, piece, receiver)) {
+                return false;
+            }
+            List<String> owners = current.replicasFor(piece, Math.min(factor, current.size()));
+            int enough = owners.size() - (owners.size() / 2 + 1) + 1;
+            return owners.stream().filter(pulled::contains).count() < enough;
+        });
     }
 
     /** The pieces that pass the test, as sorted, merged intervals. */

@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -52,6 +54,8 @@ class DnsDiscoveryIT {
     private static final Duration DAMPING = Duration.ofSeconds(30);
     private static final Set<String> UNREACHABLE = Set.of("DOWN", "SUSPECT");
     private static final int JOIN_KEYS = 200;
+    /** How long a joining node waits for an owner it cannot reach (ringkv.cluster.join.owner-wait). */
+    private static final Duration OWNER_WAIT = Duration.ofSeconds(10);
 
     private static RingkvCluster cluster;
     private static final NodeClient client = new NodeClient();
@@ -62,7 +66,9 @@ class DnsDiscoveryIT {
     @BeforeAll
     static void startThreeNodes() {
         String image = RingkvImage.name();
-        cluster = new RingkvCluster(image, SECRET, RingkvCluster.dnsDiscovery(SECRET));
+        Map<String, String> environment = new LinkedHashMap<>(RingkvCluster.dnsDiscovery(SECRET));
+        environment.put("RINGKV_CLUSTER_JOIN_OWNER_WAIT", OWNER_WAIT.toSeconds() + "s");
+        cluster = new RingkvCluster(image, SECRET, environment);
         cluster.start("node1", "node2", "node3");
     }
 
@@ -267,6 +273,59 @@ class DnsDiscoveryIT {
             expect(client.putEntity(node.api(), key, "2/3", value(key)), 201, "PUT %s 2/3", key);
             assertRead(node, key, "2/3");
         }
+    }
+
+    @Test
+    @Order(8)
+    void aJoiningNodeGoesOnWithoutAnOwnerThatHangsOnceTheOthersHoldEveryMajorityWrite() throws Exception {
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < JOIN_KEYS; i++) {
+            String key = "before-node5-" + i;
+            expect(client.putEntity(cluster.node("node1").api(), key, "2/3", value(key)), 201, "PUT %s 2/3", key);
+            keys.add(key);
+        }
+        // node5 waits two of its discovery rounds before it pulls: 20 s, long enough to hang
+        // node3 after node5 has seen it and before node5 pulls from it.
+        CompletableFuture<Node> starting = CompletableFuture.supplyAsync(
+                () -> cluster.start(Map.of("RINGKV_CLUSTER_DISCOVERY_REFRESH_INTERVAL", "10s"), "node5").getFirst());
+        String node3 = cluster.node("node3").name();
+        await().atMost(AGREEMENT).pollInterval(Duration.ofMillis(250)).ignoreExceptions().untilAsserted(() -> {
+            ClusterView view = client.cluster(cluster.node("node5").api());
+            assertThat(view.ring()).as("node5's ring: %s", view).contains(node3);
+            assertThat(view.member(view.self()).dataState()).as("node5 in its view: %s", view).isEqualTo("JOINING");
+        });
+        // node3 hangs but stays in DNS: it stays on the ring, an owner node5 cannot pull from.
+        cluster.pause("node3");
+        try {
+            Node node5 = starting.get(AGREEMENT.plus(OWNER_WAIT).toSeconds() + 30, TimeUnit.SECONDS);
+            assertThat(cluster.node("node5").logs()).as("node5's log")
+                    .contains("joining without [" + node3 + "]");
+            await().atMost(AGREEMENT).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
+                for (Node node : cluster.running()) {
+                    assertThat(client.cluster(node.api()).member(node5.name()).dataState()).as("node5 on %s", node).isEqualTo("NORMAL");
+                }
+            });
+
+            // Every key node5 owns is in its own store: node1 and node2 had every 2/3 write between them.
+            HashRing ring = new HashRing(List.of(cluster.node("node1").name(), cluster.node("node2").name(), node3, node5.name()), 256);
+            int owned = 0;
+            try (PeerTestClient peer = new PeerTestClient(SECRET)) {
+                for (String key : keys) {
+                    if (ring.replicasFor(bytes(key), 3).contains(node5.name())) {
+                        owned++;
+                        assertThat(peer.at(node5.name(), node5.clusterAddress()).read(bytes(key)).block())
+                                .as("node5's own copy of %s", key)
+                                .hasValueSatisfying(record -> assertThat(new String(record.value(), StandardCharsets.UTF_8))
+                                        .isEqualTo(value(key)));
+                    }
+                }
+            }
+            assertThat(owned).as("node5 owns three quarters of the keys at RF 3 of 4").isBetween(JOIN_KEYS / 2, JOIN_KEYS);
+        } finally {
+            cluster.unpause("node3");
+        }
+        cluster.remove("node5");
+        cluster.awaitRing(DAMPING.plus(AGREEMENT), "node1", "node2", "node3");
     }
 
     /** Writes a key with 3/3 through node1: every running node holds it. */

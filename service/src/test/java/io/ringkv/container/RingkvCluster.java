@@ -157,16 +157,26 @@ public final class RingkvCluster implements AutoCloseable {
     }
 
     /** Starts new nodes in parallel, each with a new volume, and waits until every one is ready. */
-    public synchronized List<Node> start(String... hosts) {
+    public List<Node> start(String... hosts) {
+        return start(Map.of(), hosts);
+    }
+
+    /**
+     * Like {@link #start(String...)}, with settings of their own besides the cluster's. It waits
+     * without holding the cluster, so that another thread may pause or stop nodes meanwhile.
+     */
+    public List<Node> start(Map<String, String> settings, String... hosts) {
         List<Node> started = new ArrayList<>();
-        for (String host : hosts) {
-            if (nodes.containsKey(host)) {
-                throw new IllegalArgumentException(host + " exists already");
+        synchronized (this) {
+            for (String host : hosts) {
+                if (nodes.containsKey(host)) {
+                    throw new IllegalArgumentException(host + " exists already");
+                }
+                String volume = "ringkv-it-" + run + "-" + host;
+                docker.createVolumeCmd().withName(volume).withLabels(Map.of(RUN_LABEL, run)).exec();
+                volumes.add(volume);
+                started.add(newNode(host, volume, settings));
             }
-            String volume = "ringkv-it-" + run + "-" + host;
-            docker.createVolumeCmd().withName(volume).withLabels(Map.of(RUN_LABEL, run)).exec();
-            volumes.add(volume);
-            started.add(newNode(host, volume));
         }
         startAll(started);
         return started;
@@ -181,9 +191,28 @@ public final class RingkvCluster implements AutoCloseable {
         return node;
     }
 
-    /** The nodes whose containers run. */
+    /** The nodes whose containers run (and are not paused). */
     public synchronized List<Node> running() {
-        return nodes.values().stream().filter(node -> !node.stopped).toList();
+        return nodes.values().stream().filter(node -> !node.stopped && !node.paused).toList();
+    }
+
+    /**
+     * Like {@code docker pause}: the node's processes are frozen but it keeps its address and its
+     * names in DNS, like a hung pod that is still published. Its peers' calls time out.
+     */
+    public synchronized void pause(String host) {
+        Node node = node(host);
+        docker.pauseContainerCmd(node.containerId()).exec();
+        node.paused = true;
+        System.out.printf("[container tests] %s paused%n", host);
+    }
+
+    /** Lets a node paused by {@link #pause} run again. */
+    public synchronized void unpause(String host) {
+        Node node = node(host);
+        docker.unpauseContainerCmd(node.containerId()).exec();
+        node.paused = false;
+        System.out.printf("[container tests] %s running again%n", host);
     }
 
     /** Like {@code docker stop}: SIGTERM, then the container stays, with its volume, but has no address. */
@@ -202,7 +231,7 @@ public final class RingkvCluster implements AutoCloseable {
     public synchronized Node recreate(String host) {
         Node old = node(host);
         discard(old);
-        Node node = newNode(host, old.volume);
+        Node node = newNode(host, old.volume, Map.of());
         startAll(List.of(node));
         return node;
     }
@@ -289,6 +318,9 @@ public final class RingkvCluster implements AutoCloseable {
         closed = true;
         for (Node node : nodes.values()) {
             try {
+                if (node.paused) {
+                    docker.unpauseContainerCmd(node.containerId()).exec();
+                }
                 node.container.stop(); // kills and removes the container and its anonymous volume (/tmp)
             } catch (RuntimeException e) {
                 System.out.println("[container tests] could not remove the container of " + node.host + ": " + e);
@@ -312,12 +344,13 @@ public final class RingkvCluster implements AutoCloseable {
         }
     }
 
-    private Node newNode(String host, String volume) {
+    private Node newNode(String host, String volume, Map<String, String> settings) {
         String ip = nextAddress();
         GenericContainer<?> container = new NodeContainer(DockerImageName.parse(image))
                 .withNetwork(network)
                 .withNetworkAliases(SERVICE_NAME, host)
                 .withEnv(environment)
+                .withEnv(settings)
                 .withEnv("RINGKV_CLUSTER_SELF", "http://" + host + ":" + API_PORT)
                 .withLabel(RUN_LABEL, run)
                 .withExposedPorts(API_PORT, CLUSTER_PORT, MANAGEMENT_PORT)
@@ -441,6 +474,7 @@ public final class RingkvCluster implements AutoCloseable {
         private final String ip;
         private final GenericContainer<?> container;
         private volatile boolean stopped;
+        private volatile boolean paused;
 
         private Node(String host, String volume, String ip, GenericContainer<?> container) {
             this.host = host;
@@ -480,6 +514,11 @@ public final class RingkvCluster implements AutoCloseable {
 
         public boolean stopped() {
             return stopped;
+        }
+
+        /** Everything the node has logged so far. */
+        public String logs() {
+            return container.getLogs();
         }
 
         String containerId() {

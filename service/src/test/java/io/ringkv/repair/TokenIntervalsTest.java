@@ -78,6 +78,39 @@ class TokenIntervalsTest {
     }
 
     @Test
+    void aJoinThatReachedTwoOfEachKeysThreeOwnersHasEveryMajorityWrite() {
+        HashRing current = new HashRing(List.of("a", "b", "c", "d"), 32);
+        HashRing future = new HashRing(List.of("a", "b", "c", "d", "e"), 32);
+        assertThat(TokenIntervals.notCoveredByMajorityWrites(current, future, 3, "e", java.util.Set.of("a", "b", "c", "d")))
+                .as("every owner pulled").isEmpty();
+
+        // d unreachable: every key e will own had at most one of its three owners unpulled.
+        assertThat(TokenIntervals.notCoveredByMajorityWrites(current, future, 3, "e", java.util.Set.of("a", "b", "c")))
+                .isEmpty();
+
+        // c and d unreachable: the keys whose owners are b, c, d (or a, c, d) were pulled from one.
+        List<Interval> missing = TokenIntervals.notCoveredByMajorityWrites(current, future, 3, "e", java.util.Set.of("a", "b"));
+        assertThat(missing).isNotEmpty();
+        var random = new java.util.Random(3);
+        for (int i = 0; i < 5_000; i++) {
+            byte[] key = ("key-" + random.nextInt()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            long pulledOwners = current.replicasFor(key, 3).stream().filter(List.of("a", "b")::contains).count();
+            boolean expected = future.replicasFor(key, 3).contains("e") && pulledOwners < 2;
+            assertThat(covers(missing, HashRing.token(key))).as(new String(key)).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void inATwoMemberRingOneOwnerHasEveryMajorityWrite() {
+        HashRing current = new HashRing(List.of("a", "b"), 16);
+        HashRing future = new HashRing(List.of("a", "b", "c"), 16);
+        // Each key is on both a and b; a majority of two is both, so either one has every such write.
+        assertThat(TokenIntervals.notCoveredByMajorityWrites(current, future, 3, "c", java.util.Set.of("a"))).isEmpty();
+        assertThat(TokenIntervals.notCoveredByMajorityWrites(current, future, 3, "c", java.util.Set.of()))
+                .containsExactly(new Interval(Long.MIN_VALUE, Long.MAX_VALUE));
+    }
+
+    @Test
     void aLeavingMemberPushesEveryKeyItHoldsToEachOfItsFutureOwners() {
         HashRing current = new HashRing(List.of("a", "b", "c", "d", "e"), 32);
         HashRing future = new HashRing(List.of("a", "b", "c"), 32);
