@@ -53,6 +53,9 @@
 #                                             call that much late (ringkv.testing.replica-delay)
 #   NO_BUILD=1     never build the jar          KEEP_DATA=1  keep the RocksDB and etcd data after the run
 #   KEEP_RAW=1     keep k6's per-request CSVs (the cold run's is always kept) and the profiles' .jfr
+#   TIMELINE=1     per-second timelines (the over-time charts) of every k6 run, from k6's per-request
+#                  CSV output; 0 writes them for the cold runs only. The CSV costs k6 CPU that the
+#                  servers then lack (about a dozen rows per request): 0 for saturation runs
 #   K6=path        the k6 binary to use
 #   FAIL_ON_THRESHOLDS=1  exit 1 when a run missed its thresholds (default: report them, exit 0)
 # wrk and etcd come from Debian's packages (wrk, etcd-server): installed with apt-get when missing
@@ -84,6 +87,7 @@ SLOW_NODE_DELAY=${SLOW_NODE_DELAY:-}
 COLD_RATE=${COLD_RATE:-300}
 COLD_DURATION=${COLD_DURATION:-30s}
 WRK=${WRK:-1}
+TIMELINE=${TIMELINE:-1}
 WRK_CONNECTIONS=${WRK_CONNECTIONS:-16}
 WRK_DURATION=${WRK_DURATION:-20s}
 PROFILE=${PROFILE:-0}
@@ -482,12 +486,14 @@ run_k6() { # target scenario replicas rate nodes [cold]
   fi
   local label="${target}_${row_scenario}_${replicas//\//of}_${rate}"
   local summary=$run_dir/k6/$label.json csv=$run_dir/k6/$label.csv.gz start end rc=0
+  local out=(--out "csv=$csv")
+  [ "$TIMELINE" = 1 ] || [ "$kind" = cold ] || out=()
   local send_replicas=$replicas
   [ "$send_replicas" != default ] && [ "$send_replicas" != - ] || send_replicas=""
   log "k6: $row_scenario on $target, replicas $replicas, $rate/s for $duration"
   profile_start "$label"
   start=$(date +%s)
-  "$k6" run --out "csv=$csv" "${extra[@]}" -e STORE="$store" \
+  "$k6" run "${out[@]}" "${extra[@]}" -e STORE="$store" \
     -e SCENARIO="$scenario" -e RATE="$rate" -e REPLICAS="$send_replicas" -e NODES="$nodes" \
     -e SUMMARY_JSON="$summary" loadtest/kv.js 2>&1 | tee "$run_dir/k6/$label.log" || rc=$?
   end=$(date +%s)
