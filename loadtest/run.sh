@@ -26,11 +26,12 @@
 #                                             2-core machine the knees of all targets are in it
 #   DURATION       20s                        length of each run
 #   KEYSPACE       20000                      keys filled and used; VALUE_SIZE 1024 bytes per value
-#   WARMUP         60s                        before measuring on each target (and before the fill),
+#   WARMUP         120s                       before measuring on each target (and before the fill),
 #                                             a mixed run at WARMUP_RATE (default: the first of
 #                                             RATES) whose results are kept apart; 0 skips it.
-#                                             The JIT needs it: a node's CPU per request fell from
-#                                             5 ms to 2.2 ms over the first 40 s at 200/s
+#                                             The JIT needs it: three nodes share two cores, and
+#                                             after 30 s at 1000/s the C2 compiler still took 37-39 %
+#                                             of each node's CPU (p99 25 ms; after 120 s, 8.4 ms)
 #   COLD_RATE      300                        cluster, cluster-sync: as soon as every node answers
 #   COLD_DURATION  30s                        /actuator/health/readiness (each node's time to ready
 #                                             is recorded), k6 mixed at COLD_RATE with replicas 2/3
@@ -53,9 +54,10 @@
 #                                             call that much late (ringkv.testing.replica-delay)
 #   NO_BUILD=1     never build the jar          KEEP_DATA=1  keep the RocksDB and etcd data after the run
 #   KEEP_RAW=1     keep k6's per-request CSVs (the cold run's is always kept) and the profiles' .jfr
-#   TIMELINE=1     per-second timelines (the over-time charts) of every k6 run, from k6's per-request
-#                  CSV output; 0 writes them for the cold runs only. The CSV costs k6 CPU that the
-#                  servers then lack (about a dozen rows per request): 0 for saturation runs
+#   TIMELINE=0     1: per-second timelines (the over-time charts) of every k6 run, from k6's
+#                  per-request CSV output; 0 writes them for the cold runs only. The CSV costs k6
+#                  CPU that the servers then lack (a dozen rows per request): with it, bare Netty's
+#                  p99 at 3000/s was 51.7 ms, without it 6.3 ms
 #   K6=path        the k6 binary to use
 #   FAIL_ON_THRESHOLDS=1  exit 1 when a run missed its thresholds (default: report them, exit 0)
 # wrk and etcd come from Debian's packages (wrk, etcd-server): installed with apt-get when missing
@@ -82,12 +84,12 @@ KEYSPACE=${KEYSPACE:-20000}
 VALUE_SIZE=${VALUE_SIZE:-1024}
 NODE_HEAP=${NODE_HEAP:-256m}
 PORT_BASE=${PORT_BASE:-18080}
-WARMUP=${WARMUP:-60s}
+WARMUP=${WARMUP:-120s}
 SLOW_NODE_DELAY=${SLOW_NODE_DELAY:-}
 COLD_RATE=${COLD_RATE:-300}
 COLD_DURATION=${COLD_DURATION:-30s}
 WRK=${WRK:-1}
-TIMELINE=${TIMELINE:-1}
+TIMELINE=${TIMELINE:-0}
 WRK_CONNECTIONS=${WRK_CONNECTIONS:-16}
 WRK_DURATION=${WRK_DURATION:-20s}
 PROFILE=${PROFILE:-0}
