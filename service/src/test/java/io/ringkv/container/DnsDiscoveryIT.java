@@ -38,7 +38,7 @@ import io.ringkv.support.PeerTestClient;
  * of its own ({@code http://nodeN:8080}, its hostname and network alias, like a StatefulSet pod)
  * and every node answers to the shared alias {@code ringkv} (like a headless Service). One cluster
  * serves all the tests, in order: it starts with three nodes, loses one and gets it back on a new
- * address, grows to four and shrinks back to three.
+ * address, grows to four and shrinks back to three, and takes a fifth while node3 hangs.
  *
  * <p>On a failure, the tail of every node's log is printed.
  */
@@ -237,20 +237,7 @@ class DnsDiscoveryIT {
 
         // Each key node4 owns (one of its first three owners on the four-member ring) is in node4's
         // own store, read over its cluster port: pulled, since no write of these keys reached it.
-        HashRing four = new HashRing(cluster.running().stream().map(Node::name).toList(), 256);
-        int owned = 0;
-        try (PeerTestClient peer = new PeerTestClient(SECRET)) {
-            for (String key : keys) {
-                if (four.replicasFor(bytes(key), 3).contains(node4.name())) {
-                    owned++;
-                    assertThat(peer.at(node4.name(), node4.clusterAddress()).read(bytes(key)).block())
-                            .as("node4's own copy of %s", key)
-                            .hasValueSatisfying(record -> assertThat(new String(record.value(), StandardCharsets.UTF_8))
-                                    .isEqualTo(value(key)));
-                }
-            }
-        }
-        assertThat(owned).as("node4 owns three quarters of the keys at RF 3 of 4").isBetween(JOIN_KEYS / 2, JOIN_KEYS);
+        assertHoldsWhatItOwns(node4, cluster.running().stream().map(Node::name).toList(), keys);
 
         expect(client.putEntity(node4.api(), "via-node4", null, value("via-node4")), 201, "PUT via node4");
         for (Node reader : cluster.running()) {
@@ -307,25 +294,33 @@ class DnsDiscoveryIT {
             });
 
             // Every key node5 owns is in its own store: node1 and node2 had every 2/3 write between them.
-            HashRing ring = new HashRing(List.of(cluster.node("node1").name(), cluster.node("node2").name(), node3, node5.name()), 256);
-            int owned = 0;
-            try (PeerTestClient peer = new PeerTestClient(SECRET)) {
-                for (String key : keys) {
-                    if (ring.replicasFor(bytes(key), 3).contains(node5.name())) {
-                        owned++;
-                        assertThat(peer.at(node5.name(), node5.clusterAddress()).read(bytes(key)).block())
-                                .as("node5's own copy of %s", key)
-                                .hasValueSatisfying(record -> assertThat(new String(record.value(), StandardCharsets.UTF_8))
-                                        .isEqualTo(value(key)));
-                    }
-                }
-            }
-            assertThat(owned).as("node5 owns three quarters of the keys at RF 3 of 4").isBetween(JOIN_KEYS / 2, JOIN_KEYS);
+            assertHoldsWhatItOwns(node5, List.of(cluster.node("node1").name(), cluster.node("node2").name(), node3, node5.name()), keys);
         } finally {
             cluster.unpause("node3");
         }
         cluster.remove("node5");
         cluster.awaitRing(DAMPING.plus(AGREEMENT), "node1", "node2", "node3");
+    }
+
+    /**
+     * Each key the node owns on a ring of these four members (one of its first three owners) is in
+     * the node's own store, read over its cluster port.
+     */
+    private static void assertHoldsWhatItOwns(Node node, List<String> members, List<String> keys) {
+        HashRing ring = new HashRing(members, 256);
+        int owned = 0;
+        try (PeerTestClient peer = new PeerTestClient(SECRET)) {
+            for (String key : keys) {
+                if (ring.replicasFor(bytes(key), 3).contains(node.name())) {
+                    owned++;
+                    assertThat(peer.at(node.name(), node.clusterAddress()).read(bytes(key)).block())
+                            .as("%s's own copy of %s", node.host(), key)
+                            .hasValueSatisfying(record -> assertThat(new String(record.value(), StandardCharsets.UTF_8))
+                                    .isEqualTo(value(key)));
+                }
+            }
+        }
+        assertThat(owned).as("%s owns three quarters of the keys at RF 3 of 4", node.host()).isBetween(keys.size() / 2, keys.size());
     }
 
     /** Writes a key with 3/3 through node1: every running node holds it. */
