@@ -175,9 +175,9 @@ public final class DataMovement implements SmartLifecycle {
                             settings.replicationFactor(), self, pulled).isEmpty();
                     long waited = clock.getAsLong() - begun;
                     if (majorityWritesHeld && waited >= settings.ownerWait().toMillis()) {
-                        log.warn("joining without {}, still unreachable {} s after the join began (ringkv.cluster.join.owner-wait): the owners pulled from"
-                                + " hold every write a majority acknowledged; a write made at less than a majority may be only"
-                                + " on {}", missed, waited / 1000, missed);
+                        log.warn("joining without {}, still unreachable {} s after the join began"
+                                + " (ringkv.cluster.join.owner-wait): the owners pulled from hold every write a majority"
+                                + " acknowledged; a write made at less than a majority may be only on {}", missed, waited / 1000, missed);
                         return Mono.empty();
                     }
                     return Mono.error(new IllegalStateException("could not pull from " + missed + (majorityWritesHeld
