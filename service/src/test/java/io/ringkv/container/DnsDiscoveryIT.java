@@ -217,23 +217,14 @@ class DnsDiscoveryIT {
     @Test
     @Order(6)
     void aFourthNodeJoinsEveryRingAndPullsTheKeysItNowOwns() {
-        List<String> keys = new ArrayList<>();
-        for (int i = 0; i < JOIN_KEYS; i++) {
-            String key = "before-node4-" + i;
-            expect(client.putEntity(cluster.node("node1").api(), key, "2/3", value(key)), 201, "PUT %s 2/3", key);
-            keys.add(key);
-        }
+        List<String> keys = putJoinKeys("before-node4-");
         Node node4 = cluster.start("node4").getFirst();
         Instant startedAt = Instant.now();
+        // Ready means joined: it pulled before it reported ready; awaitRing also waits until every
+        // node sees it NORMAL.
         cluster.awaitRing(AGREEMENT, "node1", "node2", "node3", "node4");
-        System.out.printf("[container tests] node4 on every ring %d ms after it was ready%n",
+        System.out.printf("[container tests] node4 on every ring, NORMAL, %d ms after it was ready%n",
                 Duration.between(startedAt, Instant.now()).toMillis());
-        // Ready means joined: it pulled before it reported ready; every node sees it NORMAL soon after.
-        await().atMost(AGREEMENT).untilAsserted(() -> {
-            for (Node node : cluster.running()) {
-                assertThat(client.cluster(node.api()).member(node4.name()).dataState()).as("node4 on %s", node).isEqualTo("NORMAL");
-            }
-        });
 
         // Each key node4 owns (one of its first three owners on the four-member ring) is in node4's
         // own store, read over its cluster port: pulled, since no write of these keys reached it.
@@ -265,12 +256,7 @@ class DnsDiscoveryIT {
     @Test
     @Order(8)
     void aJoiningNodeGoesOnWithoutAnOwnerThatHangsOnceTheOthersHoldEveryMajorityWrite() throws Exception {
-        List<String> keys = new ArrayList<>();
-        for (int i = 0; i < JOIN_KEYS; i++) {
-            String key = "before-node5-" + i;
-            expect(client.putEntity(cluster.node("node1").api(), key, "2/3", value(key)), 201, "PUT %s 2/3", key);
-            keys.add(key);
-        }
+        List<String> keys = putJoinKeys("before-node5-");
         // node5 waits two of its discovery rounds before it pulls: 20 s, long enough to hang
         // node3 after node5 has seen it and before node5 pulls from it.
         CompletableFuture<Node> starting = CompletableFuture.supplyAsync(
@@ -300,6 +286,17 @@ class DnsDiscoveryIT {
         }
         cluster.remove("node5");
         cluster.awaitRing(DAMPING.plus(AGREEMENT), "node1", "node2", "node3");
+    }
+
+    /** Writes {@value #JOIN_KEYS} keys with that prefix at 2/3 through node1, before a node joins. */
+    private static List<String> putJoinKeys(String prefix) {
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < JOIN_KEYS; i++) {
+            String key = prefix + i;
+            expect(client.putEntity(cluster.node("node1").api(), key, "2/3", value(key)), 201, "PUT %s 2/3", key);
+            keys.add(key);
+        }
+        return keys;
     }
 
     /**
