@@ -20,7 +20,7 @@ import io.ringkv.replication.HybridClock;
 import io.ringkv.replication.LocalReplica;
 import io.ringkv.replication.ReplicaDirectory;
 import io.ringkv.ring.ClusterMembership;
-import io.ringkv.ring.StatefulSetScale;
+import io.ringkv.kubernetes.StatefulSetScale;
 import io.ringkv.storage.RocksStore;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;

@@ -1,4 +1,4 @@
-package io.ringkv.ring;
+package io.ringkv.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -46,8 +46,8 @@ class StatefulSetScaleTest {
     }
 
     private StatefulSetScale pod(int ordinal) {
-        return new StatefulSetScale(HttpClient.create(), URI.create("http://127.0.0.1:" + api.port() + PATH),
-                () -> "token-" + authorizations.size(), ordinal);
+        return new StatefulSetScale(new KubernetesApi(HttpClient.create(), URI.create("http://127.0.0.1:" + api.port()), "shop",
+                () -> "token-" + authorizations.size()), "ringkv", ordinal);
     }
 
     @Test
