@@ -2,15 +2,20 @@
 # Lints and renders the ringkv Helm chart (helm/ringkv) for default and
 # non-default values, checks the rendered objects against the application
 # contract (ports: http, the node-to-node cluster port, management; the cluster
-# secret; the NetworkPolicy), checks that the values schema and the templates
-# reject bad values, checks that nothing refers to the removed HTTP internal
-# endpoints (/internal/..., X-Ringkv-Cluster-Secret), checks the
-# cluster.departure RBAC (a Role with only `get` on the release's own
-# StatefulSet, bound to the pods' ServiceAccount, the token mounted, the env
-# vars; none of it when disabled; the timeout kept 10s below the grace period),
+# secret from cluster.existingSecret, from cluster.secret, or by default made by
+# the first node, with no secret in any render and every render identical; the
+# NetworkPolicy), checks that the values schema and the templates reject bad
+# values, checks that nothing refers to the removed HTTP internal endpoints
+# (/internal/..., X-Ringkv-Cluster-Secret), checks the RBAC of the nodes'
+# Kubernetes API calls (a Role with `get` on the release's own StatefulSet for
+# cluster.departure, `get` on the generated Secret and `create` on Secrets for
+# the generated secret, nothing else, bound to the pods' ServiceAccount, the
+# token mounted, the env vars; none of it when neither is on; the departure
+# timeout kept 10s below the grace period),
 # checks the k6 loadtest Job and its scripts (byte-identical to loadtest/, also
 # in the packaged chart), and (when kubectl is available) checks that the
-# kustomize base in k8s/ and k8s/loadtest match the chart's renders.
+# kustomize base in k8s/ and k8s/loadtest match the chart's renders and that
+# no file in k8s/ holds a secret.
 #
 # Usage: helm/verify.sh
 #   HELM=/path/to/helm   helm binary (default: `helm` from PATH)
@@ -64,8 +69,9 @@ section() { printf '\n== %s\n' "$*"; }
 # The checker: python3 + PyYAML.
 #   check.py render FILE EXPECT_JSON   contract checks of one render
 #   check.py np-teeth FILE EXPECT_JSON  the NetworkPolicy checks fail on broken copies of a render
-#   check.py rbac-teeth FILE EXPECT_JSON  the departure RBAC checks fail on broken copies of a render
-#   check.py rbac-namespace FILE NAMESPACE  the base's Role/RoleBinding under an overlay namespace
+#   check.py rbac-teeth FILE EXPECT_JSON  the RBAC checks fail on broken copies of a render
+#   check.py rbac-namespace FILE NAMESPACE SECRET_FILE  the base's Role/RoleBinding under an overlay with its own secret
+#   check.py k8s-no-secret DIR   no Secret, secretGenerator or secret literal in the files of DIR
 #   check.py compare HELM.yaml KUSTOMIZE.yaml
 #   check.py schema-coverage VALUES.yaml SCHEMA.json
 #   check.py loadtest FILE EXPECT_JSON LOADTEST_DIR   the loadtest Job/ConfigMap of one render
@@ -245,20 +251,40 @@ def render_checks(path, exp, docs=None):
     check("RINGKV_REPLICATION_FACTOR is a whole number of at least 1",
           re.match(r"^[1-9][0-9]*$", str(val("RINGKV_REPLICATION_FACTOR") or "")), val("RINGKV_REPLICATION_FACTOR"))
 
-    # -- cluster secret
-    ref = g(env, "RINGKV_CLUSTER_SECRET", "valueFrom", "secretKeyRef") or {}
-    check("RINGKV_CLUSTER_SECRET from a Secret, key cluster-secret", ref.get("key") == "cluster-secret", ref)
-    check("RINGKV_CLUSTER_SECRET is required (not optional): a node with peers refuses to start without it",
-          ref.get("optional") is not True and "value" not in env.get("RINGKV_CLUSTER_SECRET", {}), env.get("RINGKV_CLUSTER_SECRET"))
+    # -- cluster secret: cluster.existingSecret, cluster.secret, or (neither) made by the first node
+    source = "existingSecret" if exp.get("existingSecret") else "secret" if exp.get("secretValue") else "generated"
     secrets = {d["metadata"]["name"]: d for d in kinds("Secret")}
     checksum = pod_ann.get("checksum/secret", "")
     check("pod template has a checksum/secret annotation", re.fullmatch(r"[0-9a-f]{64}", checksum), pod_ann)
-    if exp.get("existingSecret"):
+    ref = g(env, "RINGKV_CLUSTER_SECRET", "valueFrom", "secretKeyRef") or {}
+    if source == "generated":
+        check("generated secret: no Secret rendered (the first node creates %s)" % exp["fullname"], not secrets,
+              list(secrets))
+        check("generated secret: no RINGKV_CLUSTER_SECRET", "RINGKV_CLUSTER_SECRET" not in env,
+              env.get("RINGKV_CLUSTER_SECRET"))
+        check("generated secret: RINGKV_CLUSTER_KUBERNETES_SECRET = %s (the fullname)" % exp["fullname"],
+              env.get("RINGKV_CLUSTER_KUBERNETES_SECRET") == {"name": "RINGKV_CLUSTER_KUBERNETES_SECRET",
+                                                              "value": exp["fullname"]},
+              env.get("RINGKV_CLUSTER_KUBERNETES_SECRET"))
+        check("generated secret: checksum/secret = sha256 of generated:%s (the same in every render)" % exp["fullname"],
+              checksum == hashlib.sha256(("generated:%s" % exp["fullname"]).encode()).hexdigest(), checksum)
+    else:
+        check("RINGKV_CLUSTER_SECRET from a Secret, key cluster-secret", ref.get("key") == "cluster-secret", ref)
+        check("RINGKV_CLUSTER_SECRET is required (not optional): a node with peers refuses to start without it",
+              ref.get("optional") is not True and "value" not in env.get("RINGKV_CLUSTER_SECRET", {}),
+              env.get("RINGKV_CLUSTER_SECRET"))
+        check("no RINGKV_CLUSTER_KUBERNETES_SECRET (a secret is given)", "RINGKV_CLUSTER_KUBERNETES_SECRET" not in env,
+              env.get("RINGKV_CLUSTER_KUBERNETES_SECRET"))
+    if source == "existingSecret":
         check("existingSecret %s is referenced and no Secret is rendered" % exp["existingSecret"],
               ref.get("name") == exp["existingSecret"] and not secrets, (ref.get("name"), list(secrets)))
-    else:
+        check("checksum/secret = sha256 of existing:%s" % exp["existingSecret"],
+              checksum == hashlib.sha256(("existing:%s" % exp["existingSecret"]).encode()).hexdigest(), checksum)
+    elif source == "secret":
         sec = secrets.get(ref.get("name"))
-        check("secretKeyRef points to the rendered Secret", sec is not None, (ref.get("name"), list(secrets)))
+        check("cluster.secret: secretKeyRef points to the one rendered Secret, %s" % exp["fullname"],
+              sec is not None and ref.get("name") == exp["fullname"] and len(secrets) == 1,
+              (ref.get("name"), list(secrets)))
         if sec:
             raw = g(sec, "data", "cluster-secret")
             try:
@@ -266,14 +292,9 @@ def render_checks(path, exp, docs=None):
             except Exception:
                 value = None
             check("Secret has key cluster-secret (base64)", value is not None)
-            if value is not None:
-                if exp.get("secretValue"):
-                    check("cluster secret = the value given in cluster.secret", value == exp["secretValue"])
-                else:
-                    check("generated cluster secret is 32 alphanumeric chars",
-                          re.fullmatch(r"[A-Za-z0-9]{32}", value), len(value))
-                check("checksum/secret = sha256 of the secret value actually rendered",
-                      checksum == hashlib.sha256(value.encode()).hexdigest())
+            check("cluster secret = the value given in cluster.secret", value == exp["secretValue"])
+            check("checksum/secret = sha256 of the secret value actually rendered",
+                  value is not None and checksum == hashlib.sha256(value.encode()).hexdigest())
 
     # -- probes
     def probe_port(p):
@@ -362,13 +383,48 @@ def render_checks(path, exp, docs=None):
           sa is not None and sa.get("automountServiceAccountToken") is sa_automount,
           sa and sa.get("automountServiceAccountToken"))
 
-    # -- departure on scale-down (cluster.departure): on SIGTERM a node reads its own StatefulSet
+    # -- Kubernetes API access: on SIGTERM a node reads its own StatefulSet (cluster.departure); on start it
+    # reads, or first creates, the generated cluster secret
     roles, bindings = kinds("Role"), kinds("RoleBinding")
     departure_env = [n for n in env_names if n.startswith("RINGKV_CLUSTER_DEPARTURE_")]
     sts_name = sts["metadata"]["name"]
+    want_rules, granted = [], []
     if exp["departure"]:
-        check("departure: pod automountServiceAccountToken true (the node reads its StatefulSet through the API)",
+        want_rules.append({"apiGroups": ["apps"], "resources": ["statefulsets"], "resourceNames": [sts_name],
+                           "verbs": ["get"]})
+        granted.append("get on statefulsets/%s (apps)" % sts_name)
+    if source == "generated":
+        want_rules += [{"apiGroups": [""], "resources": ["secrets"], "resourceNames": [exp["fullname"]], "verbs": ["get"]},
+                       {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]}]
+        granted.append("get on secrets/%s, create on secrets" % exp["fullname"])
+    if want_rules:
+        why = " and ".join(w for w, on in (("departure", exp["departure"]), ("the generated secret", source == "generated")) if on)
+        check("rbac: pod automountServiceAccountToken true (%s: the node calls the Kubernetes API)" % why,
               pod.get("automountServiceAccountToken") is True, pod.get("automountServiceAccountToken"))
+        check("rbac: exactly one Role and one RoleBinding", len(roles) == 1 and len(bindings) == 1,
+              [(d["kind"], d["metadata"]["name"]) for d in roles + bindings])
+        role = roles[0] if len(roles) == 1 else {}
+        check("rbac: Role grants only %s, nothing else" % "; ".join(granted),
+              role.get("rules") == want_rules, role.get("rules"))
+        rb = bindings[0] if len(bindings) == 1 else {}
+        check("rbac: RoleBinding refers to that Role",
+              rb.get("roleRef") == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": g(role, "metadata", "name")}
+              and role, rb.get("roleRef"))
+        subjects = rb.get("subjects") or []
+        rb_ns = g(rb, "metadata", "namespace")
+        check("rbac: RoleBinding's only subject is the pods' ServiceAccount %s/%s"
+              % (exp["namespace"], pod.get("serviceAccountName")),
+              len(subjects) == 1 and subjects[0].get("kind") == "ServiceAccount" and not subjects[0].get("apiGroup")
+              and subjects[0].get("name") == pod.get("serviceAccountName")
+              and subjects[0].get("namespace", rb_ns) == exp["namespace"], subjects)
+        check("rbac: Role and RoleBinding carry the release's selector labels",
+              role and rb and all(subset(g(spec, "selector", "matchLabels"), g(d, "metadata", "labels") or {}) for d in (role, rb)))
+    else:
+        check("rbac: no Role and no RoleBinding (departure off, secret given)", not roles and not bindings,
+              [(d["kind"], d["metadata"]["name"]) for d in roles + bindings])
+        check("rbac: pod automountServiceAccountToken = serviceAccount.automount (%s)" % json.dumps(sa_automount),
+              pod.get("automountServiceAccountToken") is sa_automount, pod.get("automountServiceAccountToken"))
+    if exp["departure"]:
         check("departure: RINGKV_CLUSTER_DEPARTURE_STATEFUL_SET = the StatefulSet's own name (%s)" % sts_name,
               val("RINGKV_CLUSTER_DEPARTURE_STATEFUL_SET") == sts_name, val("RINGKV_CLUSTER_DEPARTURE_STATEFUL_SET"))
         timeout = val("RINGKV_CLUSTER_DEPARTURE_TIMEOUT")
@@ -377,31 +433,8 @@ def render_checks(path, exp, docs=None):
         grace_s = pod.get("terminationGracePeriodSeconds")
         check("departure: timeout %s at least 10s below terminationGracePeriodSeconds (%s)" % (timeout, grace_s),
               m and isinstance(grace_s, int) and int(m.group(1)) + 10 <= grace_s, (timeout, grace_s))
-        check("departure: exactly one Role and one RoleBinding", len(roles) == 1 and len(bindings) == 1,
-              [(d["kind"], d["metadata"]["name"]) for d in roles + bindings])
-        want_rules = [{"apiGroups": ["apps"], "resources": ["statefulsets"], "resourceNames": [sts_name], "verbs": ["get"]}]
-        role = roles[0] if len(roles) == 1 else {}
-        check("departure: Role grants only get on statefulsets/%s (apps), nothing else" % sts_name,
-              role.get("rules") == want_rules, role.get("rules"))
-        rb = bindings[0] if len(bindings) == 1 else {}
-        check("departure: RoleBinding refers to that Role",
-              rb.get("roleRef") == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": g(role, "metadata", "name")}
-              and role, rb.get("roleRef"))
-        subjects = rb.get("subjects") or []
-        rb_ns = g(rb, "metadata", "namespace")
-        check("departure: RoleBinding's only subject is the pods' ServiceAccount %s/%s"
-              % (exp["namespace"], pod.get("serviceAccountName")),
-              len(subjects) == 1 and subjects[0].get("kind") == "ServiceAccount" and not subjects[0].get("apiGroup")
-              and subjects[0].get("name") == pod.get("serviceAccountName")
-              and subjects[0].get("namespace", rb_ns) == exp["namespace"], subjects)
-        check("departure: Role and RoleBinding carry the release's selector labels",
-              role and rb and all(subset(g(spec, "selector", "matchLabels"), g(d, "metadata", "labels") or {}) for d in (role, rb)))
     else:
-        check("departure off: no Role and no RoleBinding", not roles and not bindings,
-              [(d["kind"], d["metadata"]["name"]) for d in roles + bindings])
         check("departure off: no RINGKV_CLUSTER_DEPARTURE_* env var", not departure_env, departure_env)
-        check("departure off: pod automountServiceAccountToken = serviceAccount.automount (%s)" % json.dumps(sa_automount),
-              pod.get("automountServiceAccountToken") is sa_automount, pod.get("automountServiceAccountToken"))
 
     # -- PDB
     pdbs = kinds("PodDisruptionBudget")
@@ -511,13 +544,6 @@ def render_checks(path, exp, docs=None):
 # ---------------------------------------------------------------------------
 def normalize(docs):
     drop_labels = {"helm.sh/chart", "app.kubernetes.io/managed-by", "app.kubernetes.io/version"}
-    hashed = re.compile(r"^(.*)-[a-z0-9]{10}$")
-    secret_names = {}
-    for d in docs:
-        if d.get("kind") == "Secret":
-            n = d["metadata"]["name"]
-            m = hashed.match(n)
-            secret_names[n] = m.group(1) if m else n
 
     def walk(o):
         if isinstance(o, dict):
@@ -525,8 +551,6 @@ def normalize(docs):
             for k, v in o.items():
                 if k == "labels" and isinstance(v, dict):
                     v = {lk: lv for lk, lv in v.items() if lk not in drop_labels}
-                if k == "secretKeyRef" and isinstance(v, dict) and v.get("name") in secret_names:
-                    v = dict(v, name=secret_names[v["name"]])
                 out[k] = walk(v)
             return out
         if isinstance(o, list):
@@ -545,16 +569,12 @@ def normalize(docs):
             for subject in d.get("subjects") or []:
                 if subject.get("kind") == "ServiceAccount" and ns is not None and subject.get("namespace") == ns:
                     subject.pop("namespace")
-        if d["kind"] == "Secret":
-            d["metadata"]["name"] = secret_names[d["metadata"]["name"]]
-            d = {"kind": "Secret", "name": d["metadata"]["name"], "type": d.get("type"),
-                 "keys": sorted((d.get("data") or {}).keys()) + sorted((d.get("stringData") or {}).keys())}
         ann = g(d, "spec", "template", "metadata", "annotations")
         if isinstance(ann, dict):
             ann.pop("checksum/secret", None)
             if not ann:
                 d["spec"]["template"]["metadata"].pop("annotations")
-        result[(d["kind"], d.get("name") or d["metadata"]["name"])] = d
+        result[(d["kind"], d["metadata"]["name"])] = d
     return result
 
 
@@ -588,12 +608,66 @@ def compare(helm_path, kust_path):
     check("same objects (kind/name)", sorted(hn) == sorted(kn), "helm %s, kustomize %s" % (sorted(hn), sorted(kn)))
     for key in sorted(set(hn) & set(kn)):
         d = diff(hn[key], kn[key])
-        check("%s/%s identical to the chart's (ignoring helm labels, namespace, secret value/hash)" % key,
+        check("%s/%s identical to the chart's (ignoring helm labels, namespace, checksum/secret)" % key,
               not d, "; ".join(d[:6]))
-    secret = [d for d in k if d.get("kind") == "Secret"]
-    if secret:
-        raw = g(secret[0], "data", "cluster-secret") or ""
-        check("kustomize placeholder secret is >= 16 chars", len(base64.b64decode(raw)) >= 16)
+    secrets = [d["metadata"]["name"] for d in k if d.get("kind") == "Secret"]
+    check("kustomize base renders no Secret (the first node creates it)", not secrets, secrets)
+
+
+def secret_findings(files):
+    """files: {path: [YAML documents]} -> [(path, what)] for every Secret, secretGenerator, stringData,
+    literal RINGKV_CLUSTER_SECRET or cluster-secret=... literal in them."""
+    found = []
+
+    def walk(o, path):
+        if isinstance(o, dict):
+            if o.get("name") == "RINGKV_CLUSTER_SECRET" and "value" in o:
+                found.append((path, "RINGKV_CLUSTER_SECRET with a literal value"))
+            for k, v in o.items():
+                if k in ("secretGenerator", "stringData"):
+                    found.append((path, k))
+                walk(v, path)
+        elif isinstance(o, list):
+            for x in o:
+                walk(x, path)
+        elif isinstance(o, str) and re.search(r"cluster-secret\s*=", o):
+            found.append((path, "a cluster-secret= literal"))
+
+    for path, docs in sorted(files.items()):
+        for d in docs:
+            if isinstance(d, dict) and d.get("kind") == "Secret":
+                found.append((path, "a Secret"))
+            walk(d, path)
+    return found
+
+
+def k8s_no_secret(k8s_dir):
+    """The base holds no secret (comments may show an overlay that adds one): the first node makes it."""
+    import os
+    files, found = {}, []
+    for root, _, names in os.walk(k8s_dir):
+        for name in names:
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, k8s_dir)
+            if name.endswith((".yaml", ".yml")):
+                files[rel] = load(path)
+            else:
+                with open(path, errors="replace") as f:
+                    if "cluster-secret" in f.read():
+                        found.append((rel, "mentions cluster-secret"))
+    found += secret_findings(files)
+    check("no file in k8s/ holds a Secret, a secretGenerator or a secret literal", not found, found)
+    broken = {
+        "a secretGenerator with a literal": {"kustomization.yaml": [
+            {"kind": "Kustomization", "secretGenerator": [{"name": "ringkv", "literals": ["cluster-secret=CHANGE-ME"]}]}]},
+        "a Secret": {"secret.yaml": [
+            {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "ringkv"}, "data": {"cluster-secret": "eA=="}}]},
+        "RINGKV_CLUSTER_SECRET with a literal value": {"statefulset.yaml": [
+            {"kind": "StatefulSet", "spec": {"template": {"spec": {"containers": [
+                {"name": "ringkv", "env": [{"name": "RINGKV_CLUSTER_SECRET", "value": "0123456789abcdef"}]}]}}}}]},
+    }
+    for what, files in broken.items():
+        check("the no-secret check catches %s" % what, secret_findings(files), "not caught")
 
 
 # ---------------------------------------------------------------------------
@@ -840,8 +914,9 @@ def np_teeth(path, exp):
 
 
 def rbac_teeth(path, exp):
-    """The departure checks must fail on copies of a good render whose Role grants more than `get` on the
-    one StatefulSet, or whose RoleBinding names someone else: otherwise they would prove nothing."""
+    """The RBAC checks must fail on copies of a good render (departure on, generated secret) whose Role grants
+    more than `get` on the one StatefulSet, `get` on the one Secret and `create` on Secrets, or less, or whose
+    RoleBinding names someone else: otherwise they would prove nothing."""
     import copy
     global OUT
     good = load(path)
@@ -849,8 +924,8 @@ def rbac_teeth(path, exp):
     def first(docs, kind):
         return [d for d in docs if d.get("kind") == kind][0]
 
-    def rule(docs):
-        return first(docs, "Role")["rules"][0]
+    def rule(docs, i=0):
+        return first(docs, "Role")["rules"][i]
 
     def plus_list(docs):
         rule(docs)["verbs"].append("list")
@@ -873,6 +948,24 @@ def rbac_teeth(path, exp):
     def plus_scale(docs):
         rule(docs)["resources"].append("statefulsets/scale")
 
+    def any_secret(docs):
+        rule(docs, 1).pop("resourceNames")
+
+    def another_secret(docs):
+        rule(docs, 1)["resourceNames"].append("other")
+
+    def list_secrets(docs):
+        rule(docs, 1)["verbs"].append("list")
+
+    def named_create(docs):
+        rule(docs, 2)["resourceNames"] = [exp["fullname"]]
+
+    def update_secrets(docs):
+        rule(docs, 2)["verbs"].append("update")
+
+    def no_create(docs):
+        first(docs, "Role")["rules"].pop(2)
+
     def default_account(docs):
         first(docs, "RoleBinding")["subjects"][0]["name"] = "default"
 
@@ -888,8 +981,14 @@ def rbac_teeth(path, exp):
         "a Role on every StatefulSet (no resourceNames)": (any_statefulset, "Role grants only"),
         "a Role on a second StatefulSet too": (another_statefulset, "Role grants only"),
         "a Role on every API group": (any_group, "Role grants only"),
-        "a Role that also reads Secrets": (plus_secrets, "Role grants only"),
+        "a Role that also reads every Secret": (plus_secrets, "Role grants only"),
         "a Role on statefulsets/scale too": (plus_scale, "Role grants only"),
+        "a Role that reads every Secret (no resourceNames)": (any_secret, "Role grants only"),
+        "a Role that reads a second Secret too": (another_secret, "Role grants only"),
+        "a Role that also lists Secrets": (list_secrets, "Role grants only"),
+        "a create limited by resourceNames (which never matches a create)": (named_create, "Role grants only"),
+        "a Role that may also update Secrets": (update_secrets, "Role grants only"),
+        "a Role without create on Secrets (the first node cannot make the secret)": (no_create, "Role grants only"),
         "a RoleBinding to the namespace's default ServiceAccount": (default_account, "only subject"),
         "a RoleBinding to a ServiceAccount of another namespace": (other_namespace, "only subject"),
         "pods without the token": (no_token, "automountServiceAccountToken true"),
@@ -901,27 +1000,34 @@ def rbac_teeth(path, exp):
         OUT = []
         render_checks(path, exp, docs)
         failed = [name for ok, name, _ in OUT if not ok]
-        results.append(("the departure checks catch %s" % what,
-                        any(n.startswith("departure:") and expect in n for n in failed), failed))
+        results.append(("the RBAC checks catch %s" % what,
+                        any(n.startswith("rbac:") and expect in n for n in failed), failed))
     OUT = [(bool(ok), name, "" if ok else str(detail)) for name, ok, detail in results]
 
 
-def rbac_namespace(path, namespace):
+def rbac_namespace(path, namespace, secret_file):
     docs = load(path)
     by_kind = lambda k: [d for d in docs if d.get("kind") == k]
     sas, roles, rbs = by_kind("ServiceAccount"), by_kind("Role"), by_kind("RoleBinding")
     stss, secrets = by_kind("StatefulSet"), by_kind("Secret")
     if len(stss) == len(roles) == len(secrets) == 1:
         sts_name = stss[0]["metadata"]["name"]
-        check("overlay: the Role still grants get on statefulsets/%s alone (not renamed after the Secret)" % sts_name,
+        check("overlay: the Role still grants get on statefulsets/%s and secrets/%s, create on secrets "
+              "(not renamed after the overlay's Secret)" % (sts_name, sts_name),
               roles[0].get("rules") == [{"apiGroups": ["apps"], "resources": ["statefulsets"],
-                                         "resourceNames": [sts_name], "verbs": ["get"]}], roles[0].get("rules"))
+                                         "resourceNames": [sts_name], "verbs": ["get"]},
+                                        {"apiGroups": [""], "resources": ["secrets"],
+                                         "resourceNames": [sts_name], "verbs": ["get"]},
+                                        {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]}],
+              roles[0].get("rules"))
         envs = g(stss[0], "spec", "template", "spec", "containers", 0, "env", default=[])
-        ref = [g(e, "valueFrom", "secretKeyRef", "name") for e in envs if e.get("name") == "RINGKV_CLUSTER_SECRET"]
-        check("overlay: RINGKV_CLUSTER_SECRET refers to the replaced Secret (%s)" % secrets[0]["metadata"]["name"],
-              ref == [secrets[0]["metadata"]["name"]]
-              and base64.b64decode(g(secrets[0], "data", "cluster-secret", default="")) != b"CHANGE-ME-placeholder-ringkv-secret",
-              ref)
+        ref = [g(e, "valueFrom", "secretKeyRef") for e in envs if e.get("name") == "RINGKV_CLUSTER_SECRET"]
+        with open(secret_file, "rb") as f:
+            want = f.read()
+        check("overlay: RINGKV_CLUSTER_SECRET comes from the overlay's Secret (%s), holding its file"
+              % secrets[0]["metadata"]["name"],
+              ref == [{"name": secrets[0]["metadata"]["name"], "key": "cluster-secret"}]
+              and base64.b64decode(g(secrets[0], "data", "cluster-secret", default="")) == want, ref)
     else:
         check("overlay: one StatefulSet, Role and Secret", False, [(d["kind"], d["metadata"]["name"]) for d in docs])
     check("overlay: ServiceAccount, Role and RoleBinding in namespace %s" % namespace,
@@ -953,13 +1059,15 @@ try:
     elif mode == "rbac-teeth":
         rbac_teeth(sys.argv[2], json.loads(sys.argv[3]))
     elif mode == "rbac-namespace":
-        rbac_namespace(sys.argv[2], sys.argv[3])
+        rbac_namespace(sys.argv[2], sys.argv[3], sys.argv[4])
     elif mode == "loadtest":
         loadtest_checks(sys.argv[2], json.loads(sys.argv[3]), sys.argv[4])
     elif mode == "compare-loadtest":
         compare_loadtest(sys.argv[2], sys.argv[3])
     elif mode == "compare":
         compare(sys.argv[2], sys.argv[3])
+    elif mode == "k8s-no-secret":
+        k8s_no_secret(sys.argv[2])
     elif mode == "schema-coverage":
         schema_coverage(sys.argv[2], sys.argv[3])
 except Exception as e:  # a crash is a failed check, not a silent pass
@@ -1031,7 +1139,7 @@ must_succeed "helm lint --strict (loadtest enabled)" "$HELM" lint --strict "$CHA
 run_checker schema-coverage "$CHART/values.yaml" "$CHART/values.schema.json"
 
 # ---------------------------------------------------------------------------
-DEFAULT_KINDS='["ServiceAccount","Role","RoleBinding","Secret","Service","Service","StatefulSet","PodDisruptionBudget"]'
+DEFAULT_KINDS='["ServiceAccount","Role","RoleBinding","Service","Service","StatefulSet","PodDisruptionBudget"]'
 
 render_case default ringkv default "$(cat <<EOF
 {"namespace":"default","fullname":"ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
@@ -1041,12 +1149,28 @@ render_case default ringkv default "$(cat <<EOF
 EOF
 )"
 
+# The point of the generated secret: no randomness and no lookup in the chart, so that helm template
+# and GitOps tools (Argo CD) render the same manifests every time, and a sync never rolls the pods.
+section "reproducible renders"
+if "$HELM" template ringkv "$CHART" --namespace default >"$WORK/default-again.yaml" 2>"$WORK/default-again.err" \
+    && [ -s "$WORK/default.yaml" ] && cmp -s "$WORK/default.yaml" "$WORK/default-again.yaml"; then
+  pass "two helm template renders of the default values are byte-identical"
+else
+  diff "$WORK/default.yaml" "$WORK/default-again.yaml" >"$WORK/detail" 2>&1 || cat "$WORK/default-again.err" >>"$WORK/detail"
+  fail "two helm template renders of the default values are byte-identical" "$WORK/detail"
+fi
+if grep -rnoE '\{\{[^}]*\b(lookup|rand[A-Za-z]*|uuidv4|now|gen[A-Za-z]*(Key|CA|Cert))\b' "$CHART/templates" >"$WORK/random.out"; then
+  fail "no template calls lookup, rand*, uuidv4, now or gen* (a render depends on nothing but the values)" "$WORK/random.out"
+else
+  pass "no template calls lookup, rand*, uuidv4, now or gen* (a render depends on nothing but the values)"
+fi
+
 render_case custom rel kvns "$(cat <<EOF
 {"namespace":"kvns","fullname":"kv","replicas":5,"imageTag":"0.1.0","clusterDomain":"corp.internal",
  "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"2Gi","heapMiB":819,
  "persistence":true,"size":"10Gi","storageClassName":"fast-ssd","volumePermissions":true,"networkPolicy":true,
  "antiAffinity":"hard","spread":true,"tests":true,"testImage":"busybox:1.37.0","departure":"45s",
- "kinds":["ServiceAccount","Role","RoleBinding","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}
+ "kinds":["ServiceAccount","Role","RoleBinding","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}
 EOF
 )" --set "$CUSTOM_SET" \
    --set 'networkPolicy.managementFrom[0].namespaceSelector.matchLabels.kubernetes\.io/metadata\.name=monitoring' \
@@ -1087,7 +1211,8 @@ render_case ports-and-secret ringkv default "$(cat <<EOF
  "persistence":true,"size":"1Gi","storageClassName":"","volumePermissions":true,
  "volumePermissionsImage":"debian:bookworm-slim","networkPolicy":false,
  "secretValue":"0123456789abcdef0123456789abcdef",
- "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0","departure":"45s","kinds":$DEFAULT_KINDS}
+ "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0","departure":"45s",
+ "kinds":["ServiceAccount","Role","RoleBinding","Secret","Service","Service","StatefulSet","PodDisruptionBudget"]}
 EOF
 )" -f "$WORK/values-ports.yaml"
 
@@ -1118,7 +1243,7 @@ NETPOL_EXPECT="$(cat <<EOF
  "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
  "persistence":true,"size":"1Gi","storageClassName":null,"volumePermissions":false,"networkPolicy":true,
  "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0","departure":"45s",
- "kinds":["ServiceAccount","Role","RoleBinding","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy","ConfigMap","Job"]}
+ "kinds":["ServiceAccount","Role","RoleBinding","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy","ConfigMap","Job"]}
 EOF
 )"
 render_case network-policy ringkv default "$NETPOL_EXPECT" -f "$WORK/values-netpol.yaml"
@@ -1126,10 +1251,13 @@ if [ -s "$WORK/network-policy.yaml" ]; then
   run_checker np-teeth "$WORK/network-policy.yaml" "$NETPOL_EXPECT"
 fi
 
-# cluster.departure: a pod removed by a scale-down reads its own StatefulSet (Role with `get` on
-# it alone, RoleBinding to the pods' ServiceAccount, token mounted) and hands its data over for at
-# most the timeout, which must stay 10s below the grace period. The default render above has it
-# on; rbac-teeth breaks copies of that render's Role/RoleBinding/token and expects the checks to fail.
+# The nodes' Kubernetes API calls: with cluster.departure a pod removed by a scale-down reads its own
+# StatefulSet (Role with `get` on it alone) and hands its data over for at most the timeout, which
+# must stay 10s below the grace period; with the generated secret (neither cluster.secret nor
+# existingSecret) a starting node reads Secret <fullname>, or first creates it (`get` on it alone,
+# `create` on Secrets). Both need the RoleBinding to the pods' ServiceAccount and the token. The
+# default render above has both on; rbac-teeth breaks copies of that render's Role/RoleBinding/token
+# and expects the checks to fail.
 DEFAULT_EXPECT_BASE='"namespace":"default","fullname":"ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
  "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
  "persistence":true,"size":"1Gi","storageClassName":null,"volumePermissions":false,"networkPolicy":false,
@@ -1137,13 +1265,19 @@ DEFAULT_EXPECT_BASE='"namespace":"default","fullname":"ringkv","replicas":3,"ima
 if [ -s "$WORK/default.yaml" ]; then
   run_checker rbac-teeth "$WORK/default.yaml" "{$DEFAULT_EXPECT_BASE,\"departure\":\"45s\",\"kinds\":$DEFAULT_KINDS}"
 fi
-NO_RBAC_KINDS='["ServiceAccount","Secret","Service","Service","StatefulSet","PodDisruptionBudget"]'
-# Off, the timeout is not used and not checked (600s > the 60s grace period).
-render_case departure-off ringkv default "{$DEFAULT_EXPECT_BASE,\"departure\":false,\"kinds\":$NO_RBAC_KINDS}" \
+# Departure off, the secret still generated: the Role keeps the Secrets rules, the token stays
+# mounted. The timeout is not used and not checked (600s > the 60s grace period).
+render_case departure-off ringkv default "{$DEFAULT_EXPECT_BASE,\"departure\":false,\"kinds\":$DEFAULT_KINDS}" \
   --set cluster.departure.enabled=false,cluster.departure.timeout=600s
+# Departure off and a secret given: no API call, so no Role, no RoleBinding, and the token as
+# serviceAccount.automount says.
+NO_RBAC_KINDS='["ServiceAccount","Service","Service","StatefulSet","PodDisruptionBudget"]'
+render_case departure-off-secret ringkv default \
+  "{$DEFAULT_EXPECT_BASE,\"departure\":false,\"secretValue\":\"0123456789abcdef\",\"kinds\":[\"ServiceAccount\",\"Secret\",\"Service\",\"Service\",\"StatefulSet\",\"PodDisruptionBudget\"]}" \
+  --set cluster.departure.enabled=false,cluster.secret=0123456789abcdef
 render_case departure-off-automount ringkv default \
-  "{$DEFAULT_EXPECT_BASE,\"departure\":false,\"serviceAccountAutomount\":true,\"kinds\":$NO_RBAC_KINDS}" \
-  --set cluster.departure.enabled=false,serviceAccount.automount=true
+  "{$DEFAULT_EXPECT_BASE,\"departure\":false,\"existingSecret\":\"ringkv-shared\",\"serviceAccountAutomount\":true,\"kinds\":$NO_RBAC_KINDS}" \
+  --set cluster.departure.enabled=false,cluster.existingSecret=ringkv-shared,serviceAccount.automount=true
 # On, in another namespace, with a ServiceAccount of another name, the token on for the
 # ServiceAccount too, and the longest timeout the grace period allows (120s - 10s).
 cat >"$WORK/values-departure.yaml" <<'EOF'
@@ -1199,6 +1333,8 @@ bad "containerPorts.cluster=cluster (string)"  "$SCHEMA_ERR" --set containerPort
 bad "containerPorts.cluster=null (required)"   "$SCHEMA_ERR" --set containerPorts.cluster=null
 bad "extraEnv overriding RINGKV_CLUSTER_PORT"  "$SCHEMA_ERR" --set 'extraEnv[0].name=RINGKV_CLUSTER_PORT' --set-string 'extraEnv[0].value=7071'
 bad "extraEnv overriding RINGKV_CLUSTER_SECRET" "$SCHEMA_ERR" --set 'extraEnv[0].name=RINGKV_CLUSTER_SECRET' --set-string 'extraEnv[0].value=0123456789abcdef'
+bad "extraEnv overriding RINGKV_CLUSTER_KUBERNETES_SECRET" "$SCHEMA_ERR" \
+  --set 'extraEnv[0].name=RINGKV_CLUSTER_KUBERNETES_SECRET' --set-string 'extraEnv[0].value=other'
 bad "loadtest.scenario=foo"                    "$SCHEMA_ERR" --set loadtest.scenario=foo
 bad "loadtest.rate=-1"                         "$SCHEMA_ERR" --set loadtest.rate=-1
 bad "loadtest.rate=0"                          "$SCHEMA_ERR" --set loadtest.rate=0
@@ -1393,10 +1529,11 @@ else
   else
     pass "the base has no Job: applying it starts no load test"
   fi
-  # An overlay as kustomization.yaml suggests: its own namespace, the secret replaced. The base is
+  # An overlay as kustomization.yaml suggests: its own namespace, its own secret. The base is
   # namespace-less, so the RoleBinding's subject must follow that namespace; and the Role must still
-  # name the StatefulSet (kustomize writes a hashed Secret's name into every Role's resourceNames
-  # that match the Secret's, which is why the base's Secret has no hash).
+  # name the StatefulSet and the generated Secret (kustomize writes a generated Secret's hashed name
+  # into every Role's resourceNames that match the Secret's, which is why the overlay's Secret has
+  # another name).
   mkdir -p "$WORK/overlay"
   head -c 24 /dev/urandom | base64 >"$WORK/overlay/cluster-secret.txt"
   cat >"$WORK/overlay/kustomization.yaml" <<EOF
@@ -1406,18 +1543,33 @@ namespace: kvns
 resources:
   - $("$PYTHON" -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$K8S_DIR" "$WORK/overlay")
 secretGenerator:
-  - name: ringkv
-    behavior: replace
+  - name: ringkv-cluster-secret
     files:
       - cluster-secret=cluster-secret.txt
+patches:
+  - target:
+      kind: StatefulSet
+      name: ringkv
+    patch: |-
+      - op: add
+        path: /spec/template/spec/containers/0/env/-
+        value:
+          name: RINGKV_CLUSTER_SECRET
+          valueFrom:
+            secretKeyRef:
+              name: ringkv-cluster-secret
+              key: cluster-secret
 EOF
   if "$KUBECTL" kustomize "$WORK/overlay" >"$WORK/kustomize-overlay.yaml" 2>"$WORK/kustomize-overlay.err"; then
-    pass "kubectl kustomize of an overlay of k8s/ (namespace kvns, secret replaced)"
-    run_checker rbac-namespace "$WORK/kustomize-overlay.yaml" kvns
+    pass "kubectl kustomize of an overlay of k8s/ (namespace kvns, its own secret)"
+    run_checker rbac-namespace "$WORK/kustomize-overlay.yaml" kvns "$WORK/overlay/cluster-secret.txt"
   else
-    fail "kubectl kustomize of an overlay of k8s/ (namespace kvns, secret replaced)" "$WORK/kustomize-overlay.err"
+    fail "kubectl kustomize of an overlay of k8s/ (namespace kvns, its own secret)" "$WORK/kustomize-overlay.err"
   fi
 fi
+# The base ships no secret, not even a placeholder: the first node makes it (comments may show how an
+# overlay adds one).
+run_checker k8s-no-secret "$K8S_DIR"
 if [ -n "$KUBECTL" ] && command -v "$KUBECTL" >/dev/null 2>&1; then
   # k8s/loadtest reads the scripts from loadtest/ itself, which needs LoadRestrictionsNone.
   if ! "$KUBECTL" kustomize --load-restrictor LoadRestrictionsNone "$K8S_DIR/loadtest" \

@@ -97,7 +97,9 @@ This node's stable URL: http://<pod>.<headless-service>.<namespace>.svc.<cluster
 {{- end }}
 
 {{/*
-Name of the Secret holding the cluster secret (key: cluster-secret).
+Name of the Secret holding the cluster secret (key: cluster-secret). Without
+existingSecret it is <fullname>, whether the chart renders it (cluster.secret)
+or the first node creates it: `kubectl get secret <fullname>` works either way.
 */}}
 {{- define "ringkv.secretName" -}}
 {{- if .Values.cluster.existingSecret }}
@@ -108,41 +110,45 @@ Name of the Secret holding the cluster secret (key: cluster-secret).
 {{- end }}
 
 {{/*
-Value of the cluster secret when the chart manages the Secret:
-1. cluster.secret if given;
-2. else the value already stored in the release's Secret (lookup), so upgrades
-   keep it;
-3. else a new random 32-char alphanumeric value.
-The result is memoized on the root context so that secret.yaml and the
-StatefulSet's checksum annotation see the same (random) value within one render.
+Where the cluster secret comes from, decided here only:
+- "existingSecret": the user's Secret (cluster.existingSecret wins);
+- "secret": cluster.secret, which the chart renders into Secret <fullname>;
+- "generated": neither. The chart renders no secret at all, so that every render
+  is identical (helm template, Argo CD: no sync rolls the pods); the first node
+  creates Secret <fullname> with a random value through the Kubernetes API and
+  every node reads it there (RINGKV_CLUSTER_KUBERNETES_SECRET).
 */}}
-{{- define "ringkv.clusterSecretValue" -}}
-{{- if not (hasKey $ "ringkvClusterSecretMemo") }}
-{{- $value := "" }}
-{{- if .Values.cluster.secret }}
-{{- $value = .Values.cluster.secret }}
-{{- else }}
-{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "ringkv.secretName" .) }}
-{{- if and $existing $existing.data (hasKey $existing.data "cluster-secret") }}
-{{- $value = index $existing.data "cluster-secret" | b64dec }}
-{{- else }}
-{{- $value = randAlphaNum 32 }}
+{{- define "ringkv.clusterSecretSource" -}}
+{{- if .Values.cluster.existingSecret }}existingSecret
+{{- else if .Values.cluster.secret }}secret
+{{- else }}generated
 {{- end }}
-{{- end }}
-{{- $_ := set $ "ringkvClusterSecretMemo" $value }}
-{{- end }}
-{{- index $ "ringkvClusterSecretMemo" }}
 {{- end }}
 
 {{/*
-Checksum that rolls the pods when the cluster secret changes. For an
-existingSecret only its name is known to the chart.
+"true" when the nodes call the Kubernetes API, which needs the Role, the
+RoleBinding and the ServiceAccount token: a stopping node reads its own
+StatefulSet (cluster.departure), a starting node reads or creates the generated
+cluster secret. Empty otherwise.
+*/}}
+{{- define "ringkv.usesKubernetesApi" -}}
+{{- if or .Values.cluster.departure.enabled (eq (include "ringkv.clusterSecretSource" .) "generated") }}true{{ end }}
+{{- end }}
+
+{{/*
+Checksum that rolls the pods when the cluster secret changes. Of an
+existingSecret the chart knows only the name; a generated secret is never
+changed by the chart, so its checksum is a constant that keeps every render
+identical.
 */}}
 {{- define "ringkv.secretChecksum" -}}
-{{- if .Values.cluster.existingSecret }}
+{{- $source := include "ringkv.clusterSecretSource" . }}
+{{- if eq $source "existingSecret" }}
 {{- printf "existing:%s" .Values.cluster.existingSecret | sha256sum }}
+{{- else if eq $source "secret" }}
+{{- .Values.cluster.secret | sha256sum }}
 {{- else }}
-{{- include "ringkv.clusterSecretValue" . | sha256sum }}
+{{- printf "generated:%s" (include "ringkv.fullname" .) | sha256sum }}
 {{- end }}
 {{- end }}
 

@@ -15,6 +15,8 @@ import org.springframework.http.client.ReactorResourceFactory;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.health.PeerMonitors;
+import io.ringkv.kubernetes.GeneratedClusterSecret;
+import io.ringkv.kubernetes.KubernetesApi;
 import io.ringkv.peer.Handshake;
 import io.ringkv.peer.NodeInfoClient;
 import io.ringkv.peer.PeerConnector;
@@ -160,12 +162,23 @@ public class NodeConfiguration {
     /**
      * How peers prove the cluster secret to each other. A node without peers may have no secret; it
      * then gets a random one that nobody else knows, so that its cluster port accepts no one.
+     * Waiting here for the Kubernetes API, before the node serves anything, is what start-up is for.
      */
     @Bean
     Handshake handshake(RingkvProperties properties, ClusterMembership membership) {
         var cluster = properties.cluster();
+        String secret = cluster.secret();
+        String kubernetesSecret = cluster.kubernetesSecret();
+        if ((secret == null || secret.isBlank()) && kubernetesSecret != null && !kubernetesSecret.isBlank()) {
+            try {
+                secret = new GeneratedClusterSecret(KubernetesApi.inCluster(), kubernetesSecret).getOrCreate().block();
+            } catch (RuntimeException e) {
+                throw new InvalidSettingException("ringkv.cluster.kubernetes-secret",
+                        "cannot read or create the Secret " + kubernetesSecret + ": " + e.getMessage());
+            }
+        }
         boolean hasPeers = membership.ring().size() > 1 || cluster.discovery().dnsName() != null;
-        String secret = SettingsValidator.secret(cluster.secret(), hasPeers);
+        secret = SettingsValidator.secret(secret, hasPeers);
         return new Handshake(secret != null ? secret : HexFormat.of().formatHex(Handshake.nonce()));
     }
 

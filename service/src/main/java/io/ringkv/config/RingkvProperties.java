@@ -44,7 +44,11 @@ public record RingkvProperties(
     /**
      * @param self   this node's URL, which is also its name on the ring; default http://127.0.0.1:{server.port}
      * @param peers  every member's URL, this node's included; empty: a cluster of this node alone
-     * @param secret shared by the members, who prove to each other that they know it; required with peers
+     * @param secret shared by the members, who prove to each other that they know it; required with
+     *               peers, unless {@code kubernetesSecret} names where to find it
+     * @param kubernetesSecret a Kubernetes Secret in this pod's namespace that holds the cluster secret,
+     *               created with a random one by the first node that finds it missing; used when
+     *               {@code secret} is unset
      * @param port   the port peers call this node on (the node-to-node protocol); unset: a free port,
      *               which the node tells on its public port ({@code GET /v0/cluster})
      * @param vnodes points each member takes on the hash ring
@@ -52,7 +56,7 @@ public record RingkvProperties(
      * @param departure how a node scaled away hands its data over before it goes
      * @param join      how a new node takes its ranges before it serves them
      */
-    public record Cluster(URI self, @DefaultValue List<URI> peers, String secret, Integer port,
+    public record Cluster(URI self, @DefaultValue List<URI> peers, String secret, String kubernetesSecret, Integer port,
             @DefaultValue("256") int vnodes, @DefaultValue Discovery discovery, @DefaultValue Departure departure,
             @DefaultValue Join join) {
     }

@@ -79,7 +79,8 @@ final class SettingsValidator {
         }
         if (hasPeers) {
             throw new InvalidSettingException("ringkv.cluster.secret",
-                    "is required when the node has peers (ringkv.cluster.peers or discovery): give every member the same one");
+                    "is required when the node has peers (ringkv.cluster.peers or discovery): give every member the same one, "
+                            + "or name a Kubernetes Secret that holds it in ringkv.cluster.kubernetes-secret");
         }
         return null;
     }
