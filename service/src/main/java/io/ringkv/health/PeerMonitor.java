@@ -4,7 +4,11 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -25,12 +29,16 @@ import reactor.core.publisher.Mono;
  */
 public final class PeerMonitor {
 
+    private static final Logger log = LoggerFactory.getLogger(PeerMonitor.class);
+
     private final String peer;
     private final CircuitBreaker breaker;
     private final AtomicReference<Instant> lastSuccess = new AtomicReference<>();
     /** Why the last call failed, as health shows it; null once a call succeeds again. */
     private final AtomicReference<String> lastFailure = new AtomicReference<>();
     private final Counter refusals;
+    /** Whether the peer's refusal was logged since it last answered: the log says so once, the counter counts. */
+    private final AtomicBoolean refusalLogged = new AtomicBoolean();
     /** Weight 0.2: a peer that turns slow is passed over by reads within a handful of calls. */
     private final LatencyEstimate latency = new LatencyEstimate(0.2);
 
@@ -122,6 +130,7 @@ public final class PeerMonitor {
     private void succeeded() {
         lastSuccess.set(Instant.now());
         lastFailure.set(null);
+        refusalLogged.set(false);
     }
 
     private void failed(Throwable error) {
@@ -129,6 +138,10 @@ public final class PeerMonitor {
             lastFailure.set(error.getMessage() != null ? error.getMessage() : error.toString());
             if (error instanceof PeerException.Refused) {
                 refusals.increment();
+                if (refusalLogged.compareAndSet(false, true)) {
+                    log.warn("peer {} refused this node: {}; it counts as down until it accepts (further refusals are only "
+                            + "counted, in ringkv_replica_refused_total)", peer, error.getMessage());
+                }
             }
         }
     }
