@@ -322,6 +322,12 @@ def render_checks(path, exp, docs=None):
         check("-Xmx%s%s = %dMiB (expected)" % (xmx[0][0], xmx[0][1], exp["heapMiB"]), heap == exp["heapMiB"], heap)
         check("heap %dMiB <= 75%% of the %s memory limit" % (heap, limit), heap <= 0.75 * mib(limit),
               "%s / %s" % (heap, mib(limit)))
+        direct = re.findall(r"-XX:MaxDirectMemorySize=(\d+)m(?=\s|$)", jto)
+        expected_direct = mib(limit) * exp.get("directMemoryPercent", 10) // 100
+        check("JAVA_TOOL_OPTIONS caps direct memory once, at %dMiB (jvm.directMemoryPercent of the limit)" % expected_direct,
+              len(direct) == 1 and int(direct[0]) == expected_direct, jto)
+        check("heap + direct memory <= 80%% of the %s memory limit" % limit,
+              len(direct) == 1 and heap + int(direct[0]) <= 0.8 * mib(limit), jto)
     else:
         check("memory limit is <n>Mi or <n>Gi", mib(limit), limit)
 
@@ -1179,11 +1185,12 @@ EOF
 render_case existing-secret my-db default "$(cat <<EOF
 {"namespace":"default","fullname":"my-db-ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
  "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":80,"memoryLimit":"1000Mi","heapMiB":750,
+ "directMemoryPercent":5,
  "persistence":false,"volumePermissions":false,"networkPolicy":false,"existingSecret":"ringkv-shared",
  "antiAffinity":"none","spread":false,"tests":false,"departure":"45s",
  "kinds":["ServiceAccount","Role","RoleBinding","Service","Service","StatefulSet","PodDisruptionBudget"]}
 EOF
-)" --set jvm.heapPercent=75,resources.limits.memory=1000Mi,resources.requests.memory=1000Mi \
+)" --set jvm.heapPercent=75,jvm.directMemoryPercent=5,resources.limits.memory=1000Mi,resources.requests.memory=1000Mi \
    --set cluster.existingSecret=ringkv-shared,persistence.enabled=false,podAntiAffinity.type=none \
    --set tests.enabled=false,service.port=80 --set-json 'topologySpreadConstraints=[]'
 
@@ -1309,6 +1316,9 @@ bad "replicaCount=three (string for a number)" "$SCHEMA_ERR" --set replicaCount=
 bad "resources.limits.memory=512M (not Mi/Gi)" "$SCHEMA_ERR" --set resources.limits.memory=512M
 bad "resources.limits.memory=null"             "$SCHEMA_ERR" --set resources.limits.memory=null
 bad "jvm.heapPercent=90 (> 75)"                "$SCHEMA_ERR" --set jvm.heapPercent=90
+bad "jvm.directMemoryPercent=30 (> 25)"        "$SCHEMA_ERR" --set jvm.directMemoryPercent=30
+bad "heap 75% + direct 10% (> 80%)"            "must be at most 80" --set jvm.heapPercent=75
+bad "direct memory in jvm.extraOptions"        "$SCHEMA_ERR" --set-string jvm.extraOptions=-XX:MaxDirectMemorySize=1g
 bad "jvm.extraOptions=-Xmx1g (heap twice)"     "$SCHEMA_ERR" --set jvm.extraOptions=-Xmx1g
 bad "image.tag=latest"                         "$SCHEMA_ERR" --set image.tag=latest
 bad "image.pullPolicy=Sometimes"               "$SCHEMA_ERR" --set image.pullPolicy=Sometimes

@@ -205,10 +205,21 @@ Java heap in MiB: floor(memory limit MiB * jvm.heapPercent / 100).
 {{- end }}
 
 {{/*
+Netty's direct memory in MiB: floor(memory limit MiB * jvm.directMemoryPercent / 100).
+Without a cap the JVM allows as much as the heap, which the limit does not hold.
+*/}}
+{{- define "ringkv.directMemoryMiB" -}}
+{{- if gt (add (int .Values.jvm.heapPercent) (int .Values.jvm.directMemoryPercent)) 80 }}
+{{- fail (printf "jvm.heapPercent (%d) + jvm.directMemoryPercent (%d) must be at most 80: the rest of the memory limit is for RocksDB and the JVM itself" (int .Values.jvm.heapPercent) (int .Values.jvm.directMemoryPercent)) }}
+{{- end }}
+{{- div (mul (include "ringkv.memoryLimitMiB" . | atoi) (int .Values.jvm.directMemoryPercent)) 100 }}
+{{- end }}
+
+{{/*
 JAVA_TOOL_OPTIONS value.
 */}}
 {{- define "ringkv.javaToolOptions" -}}
-{{- $opts := printf "-Xmx%sm" (include "ringkv.heapMiB" .) }}
+{{- $opts := printf "-Xmx%sm -XX:MaxDirectMemorySize=%sm" (include "ringkv.heapMiB" .) (include "ringkv.directMemoryMiB" .) }}
 {{- with .Values.jvm.extraOptions }}
 {{- $opts = printf "%s %s" $opts . }}
 {{- end }}

@@ -38,10 +38,19 @@ public final class NodeProcess implements AutoCloseable {
             throw new IllegalStateException("the packaged jar is missing (" + jar + "): run these tests with mvn verify");
         }
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + heap, "-XX:+ExitOnOutOfMemoryError", "-jar", jar,
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + heap, "-XX:MaxDirectMemorySize=" + directMemory(heap),
+                "-XX:+ExitOnOutOfMemoryError", "-jar", jar,
                 "--server.port=" + port));
         command.addAll(List.of(settings));
         return new NodeProcess(command, log, port);
+    }
+
+    /** Direct memory in the chart's proportion to the heap (10 % and 40 % of the memory limit). */
+    private static String directMemory(String heap) {
+        if (!heap.matches("[0-9]+m")) {
+            throw new IllegalArgumentException("a heap in MiB, such as 256m, got " + heap);
+        }
+        return Integer.parseInt(heap.substring(0, heap.length() - 1)) / 4 + "m";
     }
 
     /**
@@ -66,8 +75,10 @@ public final class NodeProcess implements AutoCloseable {
 
     public NodeProcess start() {
         try {
-            process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+            builder.environment().put("MALLOC_ARENA_MAX", "2"); // as the image sets it
+            process = builder.start();
             return this;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
