@@ -203,7 +203,8 @@ public class NodeConfiguration {
         SettingsValidator.notNegative("ringkv.testing.replica-delay", properties.testing().replicaDelay().toMillis());
         var settings = new PeerServer.Settings(SettingsValidator.port("ringkv.cluster.port", properties.cluster().port()),
                 handshake, KeyedRecord.MAX_KEY_BYTES, maxRecordBytes(properties),
-                overload.maxReplicaRequests(), overload.maxBytesInFlight().toBytes(), replicationTimeout(properties).multipliedBy(5),
+                overload.maxReplicaRequests(), overload.maxBytesInFlight().toBytes(), replicationTimeout(properties),
+                replicationTimeout(properties).multipliedBy(5),
                 properties.testing().replicaDelay());
         return new PeerServer(settings, replicaService, storageScheduler, resources.getLoopResources(), meters);
     }

@@ -1,7 +1,6 @@
 package io.ringkv.overload;
 
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -54,11 +53,6 @@ public final class AdmissionControl {
         inFlight.decrementAndGet();
     }
 
-    /** Holds {@code count} bytes of a value more; false, holding nothing more, past the bound (see {@link ByteBound}). */
-    public boolean tryHold(long count) {
-        return bytes.tryHold(count);
-    }
-
     /** Whether {@code count} more would fit now: lets a request that says its size be refused before it is read. */
     public boolean hasRoomFor(long count) {
         return bytes.hasRoomFor(count);
@@ -74,29 +68,53 @@ public final class AdmissionControl {
      * the exchange, and the replicas' writes, which may end after the exchange.
      */
     public final class Held {
-        private final AtomicLong holding = new AtomicLong();
-        private final AtomicInteger holders = new AtomicInteger(1);
+        private long holding;
+        private int holders = 1;
 
         private Held() {
         }
 
-        /** Holds {@code count} more bytes; false, holding nothing more, past the bound. */
-        public boolean tryAdd(long count) {
-            if (!tryHold(count)) {
+        /**
+         * Holds {@code count} more bytes; false, holding nothing more, past the bound. Once every
+         * holder has let go (a read's late replica answering after its client's answer) nothing is
+         * held any more: what comes then is not kept for the request.
+         */
+        public synchronized boolean tryAdd(long count) {
+            if (holders == 0) {
+                return true;
+            }
+            if (!bytes.tryHold(count, holding)) {
                 return false;
             }
-            holding.addAndGet(count);
+            holding += count;
             return true;
         }
 
-        /** One more holder, who must {@link #release()} too. */
-        public void retain() {
-            holders.incrementAndGet();
+        /**
+         * Holds the bytes of one replica's answer to a read. The first answer must fit, as
+         * {@link #tryAdd} says; the other answers of a read that was let in are held whatever the
+         * bound, so that it can finish: reads that each hold one answer and wait for room for the
+         * next would otherwise refuse each other until none is left. At most a replication factor
+         * times the bound is held this way.
+         */
+        public synchronized boolean tryAddAnswer(long count) {
+            if (holders > 0 && holding > 0) {
+                bytes.hold(count);
+                holding += count;
+                return true;
+            }
+            return tryAdd(count);
         }
 
-        public void release() {
-            if (holders.decrementAndGet() == 0) {
-                bytes.release(holding.getAndSet(0));
+        /** One more holder, who must {@link #release()} too. */
+        public synchronized void retain() {
+            holders++;
+        }
+
+        public synchronized void release() {
+            if (--holders == 0) {
+                bytes.release(holding);
+                holding = 0;
             }
         }
     }

@@ -1,5 +1,8 @@
 package io.ringkv.overload;
 
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -11,6 +14,8 @@ public final class ByteBound {
 
     private final long max;
     private final AtomicLong held = new AtomicLong();
+    /** Threads in {@link #holdWithin}: only then does a release take the monitor to wake them. */
+    private final AtomicInteger waiting = new AtomicInteger();
 
     public ByteBound(long max) {
         this.max = max;
@@ -18,12 +23,26 @@ public final class ByteBound {
 
     /** Holds {@code bytes} more; false, holding nothing more, when that would pass the bound. */
     public boolean tryHold(long bytes) {
+        return tryHold(bytes, 0);
+    }
+
+    /**
+     * Like {@link #tryHold(long)} for a caller that holds {@code alreadyHeld} bytes already: when
+     * those are all that is held, it fits whatever the bound, so a read of one large value may
+     * gather it from every replica even if together they pass the bound.
+     */
+    public boolean tryHold(long bytes, long alreadyHeld) {
         long total = held.addAndGet(bytes);
-        if (total > max && total != bytes) {
+        if (total > max && total != bytes + alreadyHeld) {
             held.addAndGet(-bytes);
             return false;
         }
         return true;
+    }
+
+    /** Holds {@code bytes} more whatever the bound: for what was let in and must finish. */
+    public void hold(long bytes) {
+        held.addAndGet(bytes);
     }
 
     /** Whether {@code bytes} more would fit now, without holding them. */
@@ -31,9 +50,40 @@ public final class ByteBound {
         return held.get() + bytes <= max;
     }
 
-    /** Gives back bytes held with {@link #tryHold}. */
+    /**
+     * Holds {@code bytes} more, waiting up to {@code max} for room; false, holding nothing more, if
+     * none came. Blocks: for threads that may (storage threads), never for an event loop.
+     */
+    public boolean holdWithin(long bytes, Duration max) throws InterruptedException {
+        if (tryHold(bytes)) {
+            return true;
+        }
+        long deadline = System.nanoTime() + max.toNanos();
+        waiting.incrementAndGet();
+        try {
+            synchronized (this) {
+                while (!tryHold(bytes)) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                }
+                return true;
+            }
+        } finally {
+            waiting.decrementAndGet();
+        }
+    }
+
+    /** Gives back bytes held with {@link #tryHold} or {@link #holdWithin}. */
     public void release(long bytes) {
         held.addAndGet(-bytes);
+        if (waiting.get() > 0) {
+            synchronized (this) {
+                notifyAll();
+            }
+        }
     }
 
     public long held() {

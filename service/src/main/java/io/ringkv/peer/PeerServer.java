@@ -37,15 +37,18 @@ public final class PeerServer implements AutoCloseable {
      * @param maxKeyLength      the longest key a peer may send
      * @param maxRecordLength   the largest record a peer may send
      * @param maxRequests       requests from peers in progress at once
+     * @param maxBytes          bytes of values in peers' reads and writes this node holds at once: a
+     *                          write's from its frame to its store, a read's from the store to its
+     *                          answer's frame written; bounded apart from the clients' values, as
+     *                          requests are
+     * @param readWait          how long a read's answer may wait on a storage thread for room in
+     *                          maxBytes before it is refused as overloaded: the peers' replication
+     *                          timeout, after which they no longer wait for it
      * @param handshakeTimeout  how long a new connection has to prove the secret
      * @param responseDelay     for tests only: every answer is sent this much later (a slow node)
      */
-    /**
-     * @param maxBytes bytes of values in peers' writes this node holds at once, from their frame
-     *                 to their store; bounded apart from the clients' values, as requests are
-     */
     public record Settings(int port, Handshake handshake, int maxKeyLength, int maxRecordLength, int maxRequests,
-            long maxBytes, Duration handshakeTimeout, Duration responseDelay) {
+            long maxBytes, Duration readWait, Duration handshakeTimeout, Duration responseDelay) {
 
         /** The largest frame: a write of the longest key and the largest record. */
         int maxFrame() {
@@ -82,7 +85,7 @@ public final class PeerServer implements AutoCloseable {
                 .register(meters);
         this.bytesInFlight = new ByteBound(settings.maxBytes());
         Gauge.builder("ringkv.replica.bytes.inflight", bytesInFlight, ByteBound::held)
-                .description("Bytes of values in peers' writes this node is storing")
+                .description("Bytes of values in peers' writes this node is storing and in reads it is answering")
                 .baseUnit("bytes")
                 .register(meters);
         Gauge.builder("ringkv.replica.requests.limit", settings::maxRequests)

@@ -130,10 +130,13 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
                 byte[] key = Wire.readKey(payload, maxKey);
                 // In memory (most reads of a working set that fits the cache): answered right here.
                 var cached = server.service.readIfCached(key);
-                if (cached.known()) {
+                if (cached.known() && (cached.found().isEmpty() || server.bytesInFlight.tryHold(size(cached.found())))) {
                     answer(found(id, cached.found()));
                 } else {
-                    onStorage(id, () -> found(id, server.service.read(key)));
+                    // Not in memory, or no room for its bytes now: read on a storage thread, which
+                    // may wait for room. Read again there rather than queue the value: a queue of
+                    // values waiting is what the bound is for.
+                    onStorage(id, () -> foundWithin(id, server.service.read(key)));
                 }
             }
             case Wire.WRITE -> {
@@ -190,6 +193,18 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
 
     /** An answer to encode: frames are built on the event loop, whose buffer caches are its own. */
     interface Answer extends Function<ByteBufAllocator, ByteBuf> {
+        /** Bytes of the peers' bound the answer holds until it is written. */
+        default long heldBytes() {
+            return 0;
+        }
+    }
+
+    /** An answer that holds bytes of the peers' bound until its frame is written (or fails to be). */
+    private record HeldAnswer(long heldBytes, Answer frame) implements Answer {
+        @Override
+        public ByteBuf apply(ByteBufAllocator allocator) {
+            return frame.apply(allocator);
+        }
     }
 
     /**
@@ -230,10 +245,37 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * The answer to a read whose value's bytes are held already: they stay held until its frame
+     * is written. A burst of reads of large values would otherwise hold more of them, read and
+     * framed, than the heap and the direct memory can.
+     */
     private static Answer found(int id, Optional<Record> record) {
-        return allocator -> record.isPresent()
-                ? Wire.record(allocator, id, record.get())
-                : Wire.empty(allocator, Wire.NOT_FOUND, id);
+        if (record.isEmpty()) {
+            return allocator -> Wire.empty(allocator, Wire.NOT_FOUND, id);
+        }
+        return new HeldAnswer(size(record), allocator -> Wire.record(allocator, id, record.get()));
+    }
+
+    /**
+     * On a storage thread: waits up to the read wait for room for the value's bytes, so that a
+     * burst of large reads is answered as room comes back rather than refused; the wait is bounded
+     * by the storage threads, each holding one value. Refused as overloaded past the wait.
+     */
+    private Answer foundWithin(int id, Optional<Record> record) {
+        try {
+            if (record.isPresent() && !server.bytesInFlight.holdWithin(size(record), server.settings.readWait())) {
+                return error(id, Wire.ErrorCode.OVERLOADED, "too many bytes of values in progress");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return error(id, Wire.ErrorCode.OVERLOADED, "interrupted while waiting for room");
+        }
+        return found(id, record);
+    }
+
+    private static long size(Optional<Record> record) {
+        return record.get().value().length;
     }
 
     /** Queues the write for the store's writer and answers once it is stored. */
@@ -289,9 +331,23 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     /** From any thread: encodes and writes the answer on the event loop. */
     void send(Answer answer) {
         if (channel.eventLoop().inEventLoop()) {
-            channel.writeAndFlush(answer.apply(channel.alloc()), channel.voidPromise());
+            write(answer);
         } else {
-            channel.eventLoop().execute(() -> channel.writeAndFlush(answer.apply(channel.alloc()), channel.voidPromise()));
+            channel.eventLoop().execute(() -> write(answer));
+        }
+    }
+
+    private void write(Answer answer) {
+        long held = answer.heldBytes();
+        if (held == 0) {
+            channel.writeAndFlush(answer.apply(channel.alloc()), channel.voidPromise());
+            return;
+        }
+        try {
+            channel.writeAndFlush(answer.apply(channel.alloc())).addListener(written -> server.bytesInFlight.release(held));
+        } catch (RuntimeException e) {
+            server.bytesInFlight.release(held);
+            throw e;
         }
     }
 

@@ -13,6 +13,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongPredicate;
 import java.util.function.Predicate;
 
 import org.slf4j.Logger;
@@ -20,6 +21,7 @@ import org.slf4j.LoggerFactory;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.ringkv.overload.OverloadedException;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
 import reactor.core.Disposable;
@@ -167,14 +169,22 @@ public final class Coordinator {
         }
     }
 
-    /** The newest live value among the first {@code ack} answers; empty if that is a tombstone or nothing. */
-    public Mono<Optional<byte[]>> get(byte[] key, ReplicationFactor factor, Placement placement) {
+    /**
+     * The newest live value among the first {@code ack} answers; empty if that is a tombstone or nothing.
+     *
+     * @param holdAnswerBytes holds the bytes of each replica's value as it arrives, until the client's
+     *                        answer is written; false, no room in the node's bound, fails the read with
+     *                        {@link OverloadedException}: a burst of reads of large values must not
+     *                        gather more of them than the heap holds
+     */
+    public Mono<Optional<byte[]>> get(byte[] key, ReplicationFactor factor, Placement placement, LongPredicate holdAnswerBytes) {
         List<Replica> targets = ReplicaPreference.cheapestFirst(
                 placement.readReplicas(key, factor.from()), Replica::expectedLatencyMillis);
         int first = readHedgeDelay.isZero() ? targets.size() : factor.ack();
         LateAnswers late = new LateAnswers(key);
         return quorum(targets, first, readHedgeDelay, factor, replica -> true,
                 replica -> replica.read(key).flatMap(answer -> observed(replica, answer))
+                        .flatMap(answer -> held(answer, holdAnswerBytes))
                         .map(answer -> new ReadRepair.Answer<>(replica, answer)),
                 late)
                 .flatMap(answers -> {
@@ -183,6 +193,13 @@ public final class Coordinator {
                     Mono<Void> repaired = plan.needed() ? repair(key, plan) : Mono.empty();
                     return repaired.thenReturn(plan.newest().filter(record -> !record.tombstone()).map(Record::value));
                 });
+    }
+
+    private static Mono<Optional<Record>> held(Optional<Record> answer, LongPredicate holdAnswerBytes) {
+        if (answer.isPresent() && !holdAnswerBytes.test(answer.get().value().length)) {
+            return Mono.error(new OverloadedException("too many bytes of values in flight (ringkv.overload.max-bytes-in-flight)"));
+        }
+        return Mono.just(answer);
     }
 
     /** A replica's answer, unless it carries a timestamp too far ahead of this clock: then a failure. */
@@ -363,6 +380,11 @@ public final class Coordinator {
                                 }
                             },
                             error -> {
+                                if (error instanceof OverloadedException) {
+                                    // This node's own bound, not the replica's failure: the request ends here.
+                                    sink.error(error);
+                                    return;
+                                }
                                 log.debug("replica {} failed: {}", replica.name(), error.toString());
                                 if (!counted) {
                                     return;

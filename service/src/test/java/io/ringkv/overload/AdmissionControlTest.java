@@ -4,17 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.http.HttpStatus;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.ringkv.support.TestNode;
 
@@ -47,7 +53,40 @@ class AdmissionControlTest {
         first.release(); // the last replica has ended
         assertThat(second.tryAdd(600)).as("600 bytes were given back").isTrue();
         second.release();
-        assertThat(admission.tryHold(1000)).as("everything was given back").isTrue();
+        assertThat(admission.hasRoomFor(1000)).as("everything was given back").isTrue();
+    }
+
+    /**
+     * A request that holds everything that is held may go past the bound (a read gathering one
+     * large value from every replica); another request may not. What arrives after the last
+     * holder let go is not held for anyone.
+     */
+    @Test
+    void aRequestAloneMayPassTheBoundAndNothingIsHeldAfterItsEnd() {
+        AdmissionControl admission = new AdmissionControl(10, 1000, new SimpleMeterRegistry());
+        AdmissionControl.Held read = admission.held();
+        assertThat(read.tryAdd(600)).isTrue();
+        assertThat(read.tryAdd(600)).as("its own second answer, with nothing else held").isTrue();
+        AdmissionControl.Held other = admission.held();
+        assertThat(other.tryAdd(1)).as("another request, past the bound").isFalse();
+        read.release();
+        assertThat(admission.hasRoomFor(1000)).isTrue();
+        assertThat(read.tryAdd(600)).as("a late answer, after the exchange ended").isTrue();
+        assertThat(admission.hasRoomFor(1000)).as("the late answer was not held").isTrue();
+        assertThat(other.tryAdd(1000)).isTrue();
+    }
+
+    /** A read let in by its first answer finishes: its other answers are held whatever the bound. */
+    @Test
+    void aReadLetInByItsFirstAnswerTakesTheRestWhateverTheBound() {
+        AdmissionControl admission = new AdmissionControl(10, 1000, new SimpleMeterRegistry());
+        AdmissionControl.Held first = admission.held();
+        AdmissionControl.Held second = admission.held();
+        assertThat(first.tryAddAnswer(600)).isTrue();
+        assertThat(second.tryAddAnswer(600)).as("its first answer finds no room").isFalse();
+        assertThat(first.tryAddAnswer(600)).as("the first read's second answer").isTrue();
+        first.release();
+        assertThat(admission.hasRoomFor(1000)).as("both answers were given back").isTrue();
     }
 
     /**
@@ -75,10 +114,54 @@ class AdmissionControlTest {
                     .expectStatus().isEqualTo(HttpStatus.SERVICE_UNAVAILABLE)
                     .expectHeader().valueEquals("Retry-After", "1");
             assertThat(node.stored("third")).isEmpty();
-            node.client().get().uri("/v0/entity?id=first&replicas=1/2").exchange().expectStatus().isOk();
+            // What still fits is taken: a small write, and a read of it.
+            node.client().put().uri("/v0/entity?id=small&replicas=1/2").bodyValue("v".getBytes()).exchange().expectStatus().isCreated();
+            node.client().get().uri("/v0/entity?id=small&replicas=1/2").exchange().expectStatus().isOk();
             Awaitility.await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
                     node.client().put().uri("/v0/entity?id=third&replicas=1/2").bodyValue(value).exchange()
                             .expectStatus().isCreated());
+        }
+    }
+
+    /**
+     * Reads are bounded in bytes too, from their replicas' answers until the response is written:
+     * node 1 answers after 3 s, so a read at 2/2 of a 60 KiB value holds node 0's own copy that
+     * long. With a bound of 100 KiB a second such read gets 503 at once, while the first, alone,
+     * still gathers both copies (120 KiB) and answers; afterwards reads are taken again. Before
+     * reads were bounded, 200 concurrent reads of 4 MiB values killed a node with -Xmx256m.
+     */
+    @Test
+    void readsAreBoundedInBytesFromTheirAnswersUntilTheResponse() throws Exception {
+        List<Integer> ports = TestNode.freePorts(2);
+        TestNode node = TestNode.create(ports.get(0), dataRoot.resolve("node0"), ports, Map.of(
+                "ringkv.max-value-size", "64KB", "ringkv.overload.max-bytes-in-flight", "100KB",
+                "ringkv.replication.timeout", "10s"));
+        TestNode slowPeer = TestNode.create(ports.get(1), dataRoot.resolve("node1"), ports,
+                Map.of("ringkv.testing.replica-delay", "3s"));
+        try (node; slowPeer) {
+            List.of(node, slowPeer).parallelStream().forEach(TestNode::start);
+            byte[] value = new byte[60 * 1024];
+            value[7] = 7;
+            node.client().put().uri("/v0/entity?id=large&replicas=2/2").bodyValue(value).exchange().expectStatus().isCreated();
+            var held = node.bean(MeterRegistry.class).get("ringkv.client.bytes.inflight").gauge();
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> held.value() == 0);
+
+            var first = HttpClient.newHttpClient().sendAsync(
+                    HttpRequest.newBuilder(URI.create(node.url() + "/v0/entity?id=large&replicas=2/2")).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            Awaitility.await().atMost(Duration.ofSeconds(2)).until(() -> held.value() == value.length);
+            long started = System.nanoTime();
+            node.client().get().uri("/v0/entity?id=large&replicas=2/2").exchange()
+                    .expectStatus().isEqualTo(HttpStatus.SERVICE_UNAVAILABLE)
+                    .expectHeader().valueEquals("Retry-After", "1");
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).as("refused at once").isLessThan(Duration.ofSeconds(2));
+
+            var answer = first.get(15, TimeUnit.SECONDS);
+            assertThat(answer.statusCode()).isEqualTo(200);
+            assertThat(answer.body()).isEqualTo(value);
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> held.value() == 0);
+            node.client().mutate().responseTimeout(Duration.ofSeconds(15)).build()
+                    .get().uri("/v0/entity?id=large&replicas=2/2").exchange().expectStatus().isOk();
         }
     }
 

@@ -84,7 +84,7 @@ class PeerProtocolTest {
 
     private PeerServer server(Duration responseDelay, long maxBytes) {
         server = new PeerServer(new PeerServer.Settings(0, new Handshake(SECRET), 1024, MAX_VALUE + 10, 10_000, maxBytes,
-                TIMEOUT, responseDelay), store, storage, loops, meters);
+                TIMEOUT, TIMEOUT, responseDelay), store, storage, loops, meters);
         return server;
     }
 
@@ -226,7 +226,7 @@ class PeerProtocolTest {
     @Test
     void aServerWithAnotherSecretIsNotTrusted() {
         server = new PeerServer(new PeerServer.Settings(0, new Handshake("other-secret"), 1024, MAX_VALUE + 10, 100, 64L << 20,
-                TIMEOUT, Duration.ZERO), store, storage, loops, meters);
+                TIMEOUT, TIMEOUT, Duration.ZERO), store, storage, loops, meters);
         assertThatThrownBy(() -> client().read(bytes("k")).block(WAIT)).isInstanceOf(PeerException.Refused.class);
     }
 
