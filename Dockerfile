@@ -83,8 +83,8 @@ ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=50.0"
 # glibc's malloc keeps up to 8 arenas per core, and RocksDB's allocations
 # spread over them and stay resident: two arenas hold the native memory of a
 # node writing and reading 4 MiB values to what it uses (measured in
-# service/.../LargeValuesMemoryIT: peak 650 MiB resident without this and the
-# chart's direct-memory cap, 607 MiB with both).
+# service/.../LargeValuesMemoryIT: one node peaked at 650 MiB resident without
+# this and a direct-memory cap, at 587-635 MiB with both).
 ENV MALLOC_ARENA_MAX=2
 
 # Data (RocksDB) and scratch space. RocksDB's JNI loader extracts its .so

@@ -323,7 +323,7 @@ def render_checks(path, exp, docs=None):
         check("heap %dMiB <= 75%% of the %s memory limit" % (heap, limit), heap <= 0.75 * mib(limit),
               "%s / %s" % (heap, mib(limit)))
         direct = re.findall(r"-XX:MaxDirectMemorySize=(\d+)m(?=\s|$)", jto)
-        expected_direct = mib(limit) * exp.get("directMemoryPercent", 10) // 100
+        expected_direct = mib(limit) * exp.get("directMemoryPercent", 8) // 100
         check("JAVA_TOOL_OPTIONS caps direct memory once, at %dMiB (jvm.directMemoryPercent of the limit)" % expected_direct,
               len(direct) == 1 and int(direct[0]) == expected_direct, jto)
         check("heap + direct memory <= 80%% of the %s memory limit" % limit,
@@ -1149,7 +1149,7 @@ DEFAULT_KINDS='["ServiceAccount","Role","RoleBinding","Service","Service","State
 
 render_case default ringkv default "$(cat <<EOF
 {"namespace":"default","fullname":"ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
- "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
+ "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"768Mi","heapMiB":253,
  "persistence":true,"size":"1Gi","storageClassName":null,"volumePermissions":false,"networkPolicy":false,
  "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0","departure":"45s","kinds":$DEFAULT_KINDS}
 EOF
@@ -1173,7 +1173,7 @@ fi
 
 render_case custom rel kvns "$(cat <<EOF
 {"namespace":"kvns","fullname":"kv","replicas":5,"imageTag":"0.1.0","clusterDomain":"corp.internal",
- "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"2Gi","heapMiB":819,
+ "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"2Gi","heapMiB":675,
  "persistence":true,"size":"10Gi","storageClassName":"fast-ssd","volumePermissions":true,"networkPolicy":true,
  "antiAffinity":"hard","spread":true,"tests":true,"testImage":"busybox:1.37.0","departure":"45s",
  "kinds":["ServiceAccount","Role","RoleBinding","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}
@@ -1214,7 +1214,7 @@ persistence:
 EOF
 render_case ports-and-secret ringkv default "$(cat <<EOF
 {"namespace":"default","fullname":"ringkv-store","replicas":3,"imageTag":"0.2.0","clusterDomain":"cluster.local",
- "httpPort":8081,"clusterPort":7071,"managementPort":9091,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
+ "httpPort":8081,"clusterPort":7071,"managementPort":9091,"servicePort":8080,"memoryLimit":"768Mi","heapMiB":253,
  "persistence":true,"size":"1Gi","storageClassName":"","volumePermissions":true,
  "volumePermissionsImage":"debian:bookworm-slim","networkPolicy":false,
  "secretValue":"0123456789abcdef0123456789abcdef",
@@ -1247,7 +1247,7 @@ loadtest:
 EOF
 NETPOL_EXPECT="$(cat <<EOF
 {"namespace":"default","fullname":"ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
- "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
+ "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"768Mi","heapMiB":253,
  "persistence":true,"size":"1Gi","storageClassName":null,"volumePermissions":false,"networkPolicy":true,
  "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0","departure":"45s",
  "kinds":["ServiceAccount","Role","RoleBinding","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy","ConfigMap","Job"]}
@@ -1266,7 +1266,7 @@ fi
 # default render above has both on; rbac-teeth breaks copies of that render's Role/RoleBinding/token
 # and expects the checks to fail.
 DEFAULT_EXPECT_BASE='"namespace":"default","fullname":"ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
- "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
+ "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"768Mi","heapMiB":253,
  "persistence":true,"size":"1Gi","storageClassName":null,"volumePermissions":false,"networkPolicy":false,
  "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0"'
 if [ -s "$WORK/default.yaml" ]; then
@@ -1299,7 +1299,7 @@ serviceAccount:
 EOF
 render_case departure-custom store kvns "$(cat <<EOF
 {"namespace":"kvns","fullname":"store-ringkv","replicas":3,"imageTag":"0.1.0","clusterDomain":"cluster.local",
- "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"640Mi","heapMiB":256,
+ "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"768Mi","heapMiB":253,
  "persistence":true,"size":"1Gi","storageClassName":null,"volumePermissions":false,"networkPolicy":false,
  "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0",
  "terminationGracePeriodSeconds":120,"departure":"110s","serviceAccountAutomount":true,"kinds":$DEFAULT_KINDS}

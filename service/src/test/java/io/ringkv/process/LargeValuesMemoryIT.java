@@ -28,7 +28,7 @@ import io.ringkv.support.Chunks;
 import io.ringkv.support.NodeProcess;
 
 /**
- * Three nodes with the chart's JVM memory flags (-Xmx256m, direct memory 64m), 200 values of
+ * Three nodes with about the chart's JVM memory flags (-Xmx256m, direct memory 64m), 200 values of
  * 4 MiB on every node, and a client reading them as a range at 1 MB/s through a small receive
  * buffer while another client keeps writing values of 4 MiB and others keep writing and reading
  * small ones: every node's resident memory stays under the chart's memory limit, no request fails
@@ -41,7 +41,7 @@ class LargeValuesMemoryIT {
     private static final int VALUES = 200;
     private static final int VALUE_SIZE = 4 * 1024 * 1024;
     /** The chart's resources.limits.memory, where the kernel kills the pod. */
-    private static final long LIMIT_MIB = 640;
+    private static final long LIMIT_MIB = 768;
 
     @TempDir
     static Path dir;

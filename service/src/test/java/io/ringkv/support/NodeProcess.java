@@ -45,7 +45,7 @@ public final class NodeProcess implements AutoCloseable {
         return new NodeProcess(command, log, port);
     }
 
-    /** Direct memory in the chart's proportion to the heap (10 % and 40 % of the memory limit). */
+    /** Direct memory in about the chart's proportion to the heap (8 % and 33 % of the memory limit). */
     private static String directMemory(String heap) {
         if (!heap.matches("[0-9]+m")) {
             throw new IllegalArgumentException("a heap in MiB, such as 256m, got " + heap);
