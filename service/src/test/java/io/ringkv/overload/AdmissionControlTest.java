@@ -97,14 +97,8 @@ class AdmissionControlTest {
      */
     @Test
     void valuesInFlightAreBoundedInBytesUntilTheSlowestReplicaEnds() {
-        List<Integer> ports = TestNode.freePorts(2);
-        TestNode node = TestNode.create(ports.get(0), dataRoot.resolve("node0"), ports, Map.of(
-                "ringkv.max-value-size", "64KB", "ringkv.overload.max-bytes-in-flight", "100KB",
-                "ringkv.replication.timeout", "10s"));
-        TestNode slowPeer = TestNode.create(ports.get(1), dataRoot.resolve("node1"), ports,
-                Map.of("ringkv.testing.replica-delay", "3s"));
-        try (node; slowPeer) {
-            List.of(node, slowPeer).parallelStream().forEach(TestNode::start);
+        try (BoundedNodeAndSlowPeer nodes = boundedNodeAndSlowPeer()) {
+            TestNode node = nodes.node();
             byte[] value = new byte[40 * 1024];
             for (String id : List.of("first", "second")) {
                 node.client().put().uri("/v0/entity?id=" + id + "&replicas=1/2").bodyValue(value).exchange()
@@ -132,14 +126,8 @@ class AdmissionControlTest {
      */
     @Test
     void readsAreBoundedInBytesFromTheirAnswersUntilTheResponse() throws Exception {
-        List<Integer> ports = TestNode.freePorts(2);
-        TestNode node = TestNode.create(ports.get(0), dataRoot.resolve("node0"), ports, Map.of(
-                "ringkv.max-value-size", "64KB", "ringkv.overload.max-bytes-in-flight", "100KB",
-                "ringkv.replication.timeout", "10s"));
-        TestNode slowPeer = TestNode.create(ports.get(1), dataRoot.resolve("node1"), ports,
-                Map.of("ringkv.testing.replica-delay", "3s"));
-        try (node; slowPeer) {
-            List.of(node, slowPeer).parallelStream().forEach(TestNode::start);
+        try (BoundedNodeAndSlowPeer nodes = boundedNodeAndSlowPeer()) {
+            TestNode node = nodes.node();
             byte[] value = new byte[60 * 1024];
             value[7] = 7;
             node.client().put().uri("/v0/entity?id=large&replicas=2/2").bodyValue(value).exchange().expectStatus().isCreated();
@@ -163,6 +151,26 @@ class AdmissionControlTest {
             node.client().mutate().responseTimeout(Duration.ofSeconds(15)).build()
                     .get().uri("/v0/entity?id=large&replicas=2/2").exchange().expectStatus().isOk();
         }
+    }
+
+    /** Node 0, holding at most 100 KiB of values in flight, and node 1, whose replica answers take 3 s. */
+    private record BoundedNodeAndSlowPeer(TestNode node, TestNode slowPeer) implements AutoCloseable {
+        @Override
+        public void close() {
+            node.close();
+            slowPeer.close();
+        }
+    }
+
+    private BoundedNodeAndSlowPeer boundedNodeAndSlowPeer() {
+        List<Integer> ports = TestNode.freePorts(2);
+        TestNode node = TestNode.create(ports.get(0), dataRoot.resolve("node0"), ports, Map.of(
+                "ringkv.max-value-size", "64KB", "ringkv.overload.max-bytes-in-flight", "100KB",
+                "ringkv.replication.timeout", "10s"));
+        TestNode slowPeer = TestNode.create(ports.get(1), dataRoot.resolve("node1"), ports,
+                Map.of("ringkv.testing.replica-delay", "3s"));
+        List.of(node, slowPeer).parallelStream().forEach(TestNode::start);
+        return new BoundedNodeAndSlowPeer(node, slowPeer);
     }
 
     /**
