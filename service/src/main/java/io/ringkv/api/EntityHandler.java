@@ -52,6 +52,10 @@ final class EntityHandler {
         byte[] key = EntityRequests.key(request);
         Placement placement = coordinator.placement();
         var factor = EntityRequests.replicas(request, placement.size(), coordinator.replicationFactor());
+        if (!admission.hasRoomFor(1)) {
+            // Full already: refused before its replicas read and send values it could not keep.
+            throw tooManyBytes();
+        }
         AdmissionControl.Held held = admission.held();
         ExchangeCompletion.onComplete(request, held::release);
         return coordinator.get(key, factor, placement, held::tryAddAnswer)
