@@ -54,7 +54,7 @@ final class EntityHandler {
         var factor = EntityRequests.replicas(request, placement.size(), coordinator.replicationFactor());
         if (!admission.hasRoomFor(1)) {
             // Full already: refused before its replicas read and send values it could not keep.
-            throw tooManyBytes();
+            throw OverloadedException.bytesInFlight();
         }
         AdmissionControl.Held held = admission.held();
         ExchangeCompletion.onComplete(request, held::release);
@@ -80,7 +80,7 @@ final class EntityHandler {
         }
         if (declared > 0 && !admission.hasRoomFor(declared)) {
             // Refused before a byte of it is read, rather than read and thrown away.
-            throw tooManyBytes();
+            throw OverloadedException.bytesInFlight();
         }
         // The body's bytes count against ringkv.overload.max-bytes-in-flight as they arrive, so a
         // client that trickles holds only what it sent; past the bound, 503 at once.
@@ -89,7 +89,7 @@ final class EntityHandler {
         Flux<DataBuffer> body = request.body(BodyExtractors.toDataBuffers()).doOnNext(buffer -> {
             if (!held.tryAdd(buffer.readableByteCount())) {
                 DataBufferUtils.release(buffer);
-                throw tooManyBytes();
+                throw OverloadedException.bytesInFlight();
             }
         });
         return DataBufferUtils.join(body, (int) maxValueBytes)
@@ -160,10 +160,6 @@ final class EntityHandler {
         } finally {
             DataBufferUtils.release(buffer);
         }
-    }
-
-    private static OverloadedException tooManyBytes() {
-        return new OverloadedException("too many bytes of values in flight (ringkv.overload.max-bytes-in-flight)");
     }
 
     private BadRequestException tooLarge() {

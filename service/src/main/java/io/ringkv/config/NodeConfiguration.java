@@ -201,10 +201,11 @@ public class NodeConfiguration {
         var overload = properties.overload();
         SettingsValidator.positive("ringkv.overload.max-replica-requests", overload.maxReplicaRequests());
         SettingsValidator.notNegative("ringkv.testing.replica-delay", properties.testing().replicaDelay().toMillis());
+        Duration replicationTimeout = replicationTimeout(properties);
         var settings = new PeerServer.Settings(SettingsValidator.port("ringkv.cluster.port", properties.cluster().port()),
                 handshake, KeyedRecord.MAX_KEY_BYTES, maxRecordBytes(properties),
-                overload.maxReplicaRequests(), overload.maxBytesInFlight().toBytes(), replicationTimeout(properties),
-                replicationTimeout(properties).multipliedBy(5),
+                overload.maxReplicaRequests(), overload.maxBytesInFlight().toBytes(), replicationTimeout,
+                replicationTimeout.multipliedBy(5),
                 properties.testing().replicaDelay());
         return new PeerServer(settings, replicaService, storageScheduler, resources.getLoopResources(), meters);
     }

@@ -51,14 +51,14 @@ public final class ByteBound {
     }
 
     /**
-     * Holds {@code bytes} more, waiting up to {@code max} for room; false, holding nothing more, if
-     * none came. Blocks: for threads that may (storage threads), never for an event loop.
+     * Holds {@code bytes} more, waiting up to {@code patience} for room; false, holding nothing
+     * more, if none came. Blocks: for threads that may (storage threads), never for an event loop.
      */
-    public boolean holdWithin(long bytes, Duration max) throws InterruptedException {
+    public boolean holdWithin(long bytes, Duration patience) throws InterruptedException {
         if (tryHold(bytes)) {
             return true;
         }
-        long deadline = System.nanoTime() + max.toNanos();
+        long deadline = System.nanoTime() + patience.toNanos();
         waiting.incrementAndGet();
         try {
             synchronized (this) {

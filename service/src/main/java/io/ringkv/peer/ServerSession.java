@@ -265,7 +265,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     private Answer foundWithin(int id, Optional<Record> record) {
         try {
             if (record.isPresent() && !server.bytesInFlight.holdWithin(size(record), server.settings.readWait())) {
-                return error(id, Wire.ErrorCode.OVERLOADED, "too many bytes of values in progress");
+                return noRoomForBytes(id);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -288,7 +288,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         long bytes = record.value().length;
         if (!server.bytesInFlight.tryHold(bytes)) {
             server.inFlight.decrementAndGet();
-            answer(error(id, Wire.ErrorCode.OVERLOADED, "too many bytes of values in progress"));
+            answer(noRoomForBytes(id));
             return;
         }
         server.service.write(key, record).whenComplete((stored, failure) -> {
@@ -312,6 +312,11 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         }
         log.warn("a request from {} failed", peer, cause);
         return error(id, Wire.ErrorCode.INTERNAL, cause.toString());
+    }
+
+    /** No room in the peers' byte bound, for a read's answer or a write alike. */
+    private static Answer noRoomForBytes(int id) {
+        return error(id, Wire.ErrorCode.OVERLOADED, "too many bytes of values in progress");
     }
 
     static Answer error(int id, Wire.ErrorCode code, String message) {

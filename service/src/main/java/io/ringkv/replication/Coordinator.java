@@ -197,7 +197,7 @@ public final class Coordinator {
 
     private static Mono<Optional<Record>> held(Optional<Record> answer, LongPredicate holdAnswerBytes) {
         if (answer.isPresent() && !holdAnswerBytes.test(answer.get().value().length)) {
-            return Mono.error(new OverloadedException("too many bytes of values in flight (ringkv.overload.max-bytes-in-flight)"));
+            return Mono.error(OverloadedException.bytesInFlight());
         }
         return Mono.just(answer);
     }
