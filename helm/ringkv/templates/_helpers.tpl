@@ -244,3 +244,29 @@ the grace period.
 {{- end }}
 {{- $timeout }}
 {{- end }}
+
+{{/*
+Name of the Service that publishes the management port for the ServiceMonitor
+(metrics.serviceMonitor); Prometheus names the scrape job after it.
+*/}}
+{{- define "ringkv.metricsServiceName" -}}
+{{- printf "%s-metrics" (include "ringkv.fullname" .) }}
+{{- end }}
+
+{{/*
+Labels of the metrics Service: the common labels plus a component that the
+other Services lack, so that the ServiceMonitor selects this one Service only
+(selecting the others too would scrape every node twice, or on the wrong port).
+*/}}
+{{- define "ringkv.metricsLabels" -}}
+{{ include "ringkv.labels" . }}
+app.kubernetes.io/component: metrics
+{{- end }}
+
+{{/*
+The series of this release's nodes in PromQL, as the ServiceMonitor labels
+them: job is the metrics Service's name, namespace the release's.
+*/}}
+{{- define "ringkv.metricsSelector" -}}
+{{- printf "job=%q, namespace=%q" (include "ringkv.metricsServiceName" .) .Release.Namespace }}
+{{- end }}
