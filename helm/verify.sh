@@ -1689,6 +1689,8 @@ PY
   fi
 fi
 
+section "monitoring objects"; if HELM="$HELM" PYTHON="$PYTHON" "$HERE/checks/monitoring.sh"; then pass "helm/checks/monitoring.sh"; else fail "helm/checks/monitoring.sh"; fi
+
 # ---------------------------------------------------------------------------
 section "summary"
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
