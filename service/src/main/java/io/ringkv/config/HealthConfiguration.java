@@ -24,13 +24,6 @@ public class HealthConfiguration {
     @Bean
     PeerMonitors peerMonitors(RingkvProperties properties, MeterRegistry meters) {
         var breaker = properties.health().breaker();
-        SettingsValidator.positive("ringkv.health.breaker.window-size", breaker.windowSize());
-        SettingsValidator.positive("ringkv.health.breaker.minimum-calls", breaker.minimumCalls());
-        SettingsValidator.percentage("ringkv.health.breaker.failure-rate", breaker.failureRate());
-        SettingsValidator.percentage("ringkv.health.breaker.slow-call-rate", breaker.slowCallRate());
-        SettingsValidator.positive("ringkv.health.breaker.slow-call-threshold", breaker.slowCallThreshold().toMillis());
-        SettingsValidator.positive("ringkv.health.breaker.open-for", breaker.openFor().toMillis());
-        SettingsValidator.positive("ringkv.health.breaker.probe-calls", breaker.probeCalls());
         return new PeerMonitors(new BreakerSettings(breaker.windowSize(), breaker.minimumCalls(), breaker.failureRate(),
                 breaker.slowCallThreshold(), breaker.slowCallRate(), breaker.openFor(), breaker.probeCalls()), meters);
     }
@@ -60,14 +53,6 @@ public class HealthConfiguration {
     @Bean
     AdmissionControl admissionControl(RingkvProperties properties, MeterRegistry meters) {
         var overload = properties.overload();
-        SettingsValidator.positive("ringkv.overload.max-client-requests", overload.maxClientRequests());
-        // Checked here, beside the bound it goes with: the API takes a slot once a body has arrived.
-        SettingsValidator.positive("ringkv.overload.body-timeout", overload.bodyTimeout().toMillis());
-        long maxBytes = overload.maxBytesInFlight().toBytes();
-        if (maxBytes < properties.maxValueSize().toBytes()) {
-            throw new InvalidSettingException("ringkv.overload.max-bytes-in-flight", maxBytes
-                    + " bytes is less than ringkv.max-value-size (" + properties.maxValueSize().toBytes() + "): no value that large could ever be written");
-        }
-        return new AdmissionControl(overload.maxClientRequests(), maxBytes, meters);
+        return new AdmissionControl(overload.maxClientRequests(), overload.maxBytesInFlight().toBytes(), meters);
     }
 }

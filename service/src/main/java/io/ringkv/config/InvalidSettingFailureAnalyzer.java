@@ -1,16 +1,45 @@
 package io.ringkv.config;
 
-import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
+import org.springframework.boot.context.properties.bind.validation.BindValidationException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.validation.FieldError;
+import org.springframework.validation.ObjectError;
 
-/** Turns a bad setting into Spring Boot's short start-up failure report instead of a stack trace. */
-public class InvalidSettingFailureAnalyzer extends AbstractFailureAnalyzer<InvalidSettingException> {
+/**
+ * Turns a bad setting into Spring Boot's short start-up failure report instead of a stack trace,
+ * in the same words whether a constraint of {@link RingkvProperties} found it or the node did
+ * (an {@link InvalidSettingException}). Ahead of Spring Boot's own analyzers of binding failures,
+ * which would report either as a failed binding of the whole {@code ringkv} object.
+ */
+@Order(Ordered.HIGHEST_PRECEDENCE)
+public class InvalidSettingFailureAnalyzer implements FailureAnalyzer {
 
     @Override
-    protected FailureAnalysis analyze(Throwable rootFailure, InvalidSettingException cause) {
-        return new FailureAnalysis(cause.getMessage(),
-                "Correct " + cause.setting() + " (or its environment variable, "
-                        + cause.setting().toUpperCase().replace('.', '_').replace("-", "") + ") and start the node again.",
-                cause);
+    public FailureAnalysis analyze(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            InvalidSettingException invalid = switch (cause) {
+                case InvalidSettingException exception -> exception;
+                case BindValidationException exception -> firstViolation(exception);
+                default -> null;
+            };
+            if (invalid != null) {
+                return new FailureAnalysis(invalid.getMessage(), "Correct " + invalid.setting() + " (or its environment variable, "
+                        + invalid.setting().toUpperCase().replace('.', '_').replace("-", "") + ") and start the node again.", invalid);
+            }
+        }
+        return null;
+    }
+
+    /** The node stops at its first bad setting, as it does for those it checks itself. */
+    private static InvalidSettingException firstViolation(BindValidationException exception) {
+        ObjectError error = exception.getValidationErrors().getAllErrors().getFirst();
+        String setting = error instanceof FieldError field
+                ? field.getObjectName() + "." + DataObjectPropertyName.toDashedForm(field.getField())
+                : error.getObjectName();
+        return new InvalidSettingException(setting, error.getDefaultMessage());
     }
 }

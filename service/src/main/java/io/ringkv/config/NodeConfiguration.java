@@ -1,6 +1,5 @@
 package io.ringkv.config;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.HexFormat;
 
@@ -57,14 +56,11 @@ public class NodeConfiguration {
     @Bean
     ClusterMembership clusterMembership(RingkvProperties properties, @Value("${server.port:8080}") int serverPort) {
         var cluster = properties.cluster();
-        URI selfUrl = cluster.self() != null ? cluster.self() : URI.create("http://127.0.0.1:" + serverPort);
-        String self = SettingsValidator.nodeName("ringkv.cluster.self", selfUrl);
-        SettingsValidator.positive("ringkv.cluster.vnodes", cluster.vnodes());
-        if (cluster.discovery().dnsName() != null && !cluster.discovery().dnsName().isBlank()) {
-            SettingsValidator.discovery(self, cluster.peers(), cluster.discovery());
+        String self = cluster.selfName(serverPort);
+        if (cluster.discovery().enabled()) {
             return ClusterMembership.discovered(self, cluster.vnodes());
         }
-        return ClusterMembership.fixed(self, SettingsValidator.members(self, cluster.peers()), cluster.vnodes());
+        return ClusterMembership.fixed(self, cluster.members(self), cluster.vnodes());
     }
 
     @Bean
@@ -72,7 +68,6 @@ public class NodeConfiguration {
     DnsDiscovery dnsDiscovery(ClusterMembership membership, ReplicaDirectory replicaDirectory, NodeInfoClient nodeInfo,
             RingkvProperties properties) {
         var discovery = properties.cluster().discovery();
-        SettingsValidator.positive("ringkv.cluster.discovery.bootstrap-timeout", discovery.bootstrapTimeout().toMillis());
         return new DnsDiscovery(membership, discovery.dnsName(), discovery.refreshInterval(), discovery.removalAfter(),
                 discovery.bootstrapTimeout(), address -> nodeInfo.of(address).map(NodeInfoClient.NodeInfo::name), replicaDirectory::probe);
     }
@@ -80,16 +75,12 @@ public class NodeConfiguration {
     @Bean(destroyMethod = "close")
     RocksStore rocksStore(RingkvProperties properties) {
         var storage = properties.storage();
-        SettingsValidator.writableDirectory("ringkv.data-dir", properties.dataDir());
-        SettingsValidator.positive("ringkv.storage.tombstone-grace-period", storage.tombstoneGracePeriod().toSeconds());
-        SettingsValidator.positive("ringkv.storage.block-cache-size", storage.blockCacheSize().toBytes());
-        SettingsValidator.positive("ringkv.storage.queue-size", storage.queueSize());
         try {
             return RocksStore.open(new StorageSettings(properties.dataDir(), storage.blockCacheSize().toBytes(),
                     storage.syncWrites(), storage.queueSize(), HashRing::token), LastWriteWins.ORDER);
         } catch (StorageException e) {
             // Most often another node already runs on the same directory (RocksDB's LOCK file).
-            throw new InvalidSettingException("ringkv.data-dir", e.getMessage());
+            throw new InvalidSettingException(RingkvProperties.DATA_DIR, e.getMessage());
         }
     }
 
@@ -101,7 +92,6 @@ public class NodeConfiguration {
     @Bean(destroyMethod = "dispose")
     Scheduler storageScheduler(RingkvProperties properties, RocksStore store) {
         var storage = properties.storage();
-        SettingsValidator.positive("ringkv.storage.threads", storage.threads());
         return Schedulers.newBoundedElastic(storage.threads(), Math.max(1, storage.queueSize() / storage.threads()),
                 "ringkv-storage");
     }
@@ -110,8 +100,6 @@ public class NodeConfiguration {
     WarmUp warmUp(Coordinator coordinator, ClusterMembership membership, ReplicaDirectory replicaDirectory,
             RingkvProperties properties, Environment environment) {
         var startup = properties.startup();
-        SettingsValidator.notNegative("ringkv.startup.warm-up-requests", startup.warmUpRequests());
-        SettingsValidator.positive("ringkv.startup.warm-up-timeout", startup.warmUpTimeout().toMillis());
         // The port the server really listens on, known once it started (server.port may be 0).
         return new WarmUp(coordinator, membership, replicaDirectory,
                 () -> environment.getRequiredProperty("local.server.port", Integer.class),
@@ -145,9 +133,7 @@ public class NodeConfiguration {
 
     @Bean
     HybridClock hybridClock(RingkvProperties properties, MeterRegistry meters) {
-        Duration maxOffset = properties.clock().maxOffset();
-        SettingsValidator.positive("ringkv.clock.max-offset", maxOffset.toMillis());
-        HybridClock clock = HybridClock.system(maxOffset.toMillis());
+        HybridClock clock = HybridClock.system(properties.clock().maxOffset().toMillis());
         FunctionCounter.builder("ringkv.clock.refused", clock, HybridClock::refused)
                 .description("Timestamps from other nodes refused: more than ringkv.clock.max-offset ahead of this clock")
                 .register(meters);
@@ -165,26 +151,24 @@ public class NodeConfiguration {
      * Waiting here for the Kubernetes API, before the node serves anything, is what start-up is for.
      */
     @Bean
-    Handshake handshake(RingkvProperties properties, ClusterMembership membership) {
+    Handshake handshake(RingkvProperties properties) {
         var cluster = properties.cluster();
         String secret = cluster.secret();
         String kubernetesSecret = cluster.kubernetesSecret();
-        if ((secret == null || secret.isBlank()) && kubernetesSecret != null && !kubernetesSecret.isBlank()) {
+        if (isBlank(secret) && !isBlank(kubernetesSecret)) {
             try {
                 secret = new GeneratedClusterSecret(KubernetesApi.inCluster(), kubernetesSecret).getOrCreate().block();
             } catch (RuntimeException e) {
-                throw new InvalidSettingException("ringkv.cluster.kubernetes-secret",
+                throw new InvalidSettingException(RingkvProperties.Cluster.KUBERNETES_SECRET,
                         "cannot read or create the Secret " + kubernetesSecret + ": " + e.getMessage());
             }
         }
-        boolean hasPeers = membership.ring().size() > 1 || cluster.discovery().dnsName() != null;
-        secret = SettingsValidator.secret(secret, hasPeers);
-        return new Handshake(secret != null ? secret : HexFormat.of().formatHex(Handshake.nonce()));
+        return new Handshake(isBlank(secret) ? HexFormat.of().formatHex(Handshake.nonce()) : secret);
     }
 
     @Bean
     NodeInfoClient nodeInfoClient(ReactorResourceFactory resources, RingkvProperties properties) {
-        return new NodeInfoClient(resources.getLoopResources(), replicationTimeout(properties),
+        return new NodeInfoClient(resources.getLoopResources(), properties.replication().timeout(),
                 properties.cluster().discovery().refreshInterval());
     }
 
@@ -199,10 +183,8 @@ public class NodeConfiguration {
     PeerServer peerServer(RingkvProperties properties, Handshake handshake, ReplicaService replicaService,
             Scheduler storageScheduler, ReactorResourceFactory resources, MeterRegistry meters) {
         var overload = properties.overload();
-        SettingsValidator.positive("ringkv.overload.max-replica-requests", overload.maxReplicaRequests());
-        SettingsValidator.notNegative("ringkv.testing.replica-delay", properties.testing().replicaDelay().toMillis());
-        Duration replicationTimeout = replicationTimeout(properties);
-        var settings = new PeerServer.Settings(SettingsValidator.port("ringkv.cluster.port", properties.cluster().port()),
+        Duration replicationTimeout = properties.replication().timeout();
+        var settings = new PeerServer.Settings(properties.cluster().port(),
                 handshake, KeyedRecord.MAX_KEY_BYTES, maxRecordBytes(properties),
                 overload.maxReplicaRequests(), overload.maxBytesInFlight().toBytes(), replicationTimeout,
                 replicationTimeout.multipliedBy(5),
@@ -214,9 +196,8 @@ public class NodeConfiguration {
     PeerConnector peerConnector(RingkvProperties properties, ClusterMembership membership, Handshake handshake,
             ReactorResourceFactory resources, NodeInfoClient nodeInfo) {
         var replication = properties.replication();
-        SettingsValidator.positive("ringkv.replication.max-connections", replication.maxConnections());
         var settings = new PeerConnector.Settings(membership.self(), handshake,
-                replicationTimeout(properties), replication.maxConnections(), SCAN_WINDOW_BYTES,
+                replication.timeout(), replication.maxConnections(), SCAN_WINDOW_BYTES,
                 KeyedRecord.MAX_KEY_BYTES, maxRecordBytes(properties), properties.cluster().discovery().refreshInterval());
         return new PeerConnector(settings, resources.getLoopResources(), nodeInfo);
     }
@@ -231,42 +212,24 @@ public class NodeConfiguration {
     Coordinator coordinator(ReplicaDirectory replicaDirectory, HybridClock hybridClock, Hints hints,
             RingkvProperties properties, MeterRegistry meters) {
         var replication = properties.replication();
-        SettingsValidator.notNegative("ringkv.replication.read-hedge-delay", replication.readHedgeDelay().toMillis());
-        return new Coordinator(replicaDirectory, hybridClock, replicationTimeout(properties), replication.readHedgeDelay(),
-                replicationFactor(properties), hints, meters);
+        return new Coordinator(replicaDirectory, hybridClock, replication.timeout(), replication.readHedgeDelay(),
+                replication.factor(), hints, meters);
     }
 
     /** A call ends within the replication timeout once it has a connection, which may take as long again. */
     @Bean
     ReplicaCallsDrain replicaCallsDrain(Coordinator coordinator, RingkvProperties properties) {
-        return new ReplicaCallsDrain(coordinator, replicationTimeout(properties).multipliedBy(2).plusSeconds(1));
-    }
-
-    static int replicationFactor(RingkvProperties properties) {
-        int factor = properties.replication().factor();
-        SettingsValidator.positive("ringkv.replication.factor", factor);
-        return factor;
+        return new ReplicaCallsDrain(coordinator, properties.replication().timeout().multipliedBy(2).plusSeconds(1));
     }
 
     /** Bytes of records a peer may send ahead on a range stream: what one stream may buffer. */
     private static final int SCAN_WINDOW_BYTES = 256 * 1024;
 
-    private static Duration replicationTimeout(RingkvProperties properties) {
-        Duration timeout = properties.replication().timeout();
-        SettingsValidator.positive("ringkv.replication.timeout", timeout.toMillis());
-        return timeout;
-    }
-
-
     private static int maxRecordBytes(RingkvProperties properties) {
-        return maxValueBytes(properties) + RecordCodec.HEADER_SIZE;
+        return properties.maxValueBytes() + RecordCodec.HEADER_SIZE;
     }
 
-    private static int maxValueBytes(RingkvProperties properties) {
-        long bytes = properties.maxValueSize().toBytes();
-        if (bytes < 0 || bytes > 256L * 1024 * 1024) {
-            throw new InvalidSettingException("ringkv.max-value-size", "must be between 0 and 256MB, got " + properties.maxValueSize());
-        }
-        return (int) bytes;
+    private static boolean isBlank(String value) {
+        return value == null || value.isBlank();
     }
 }

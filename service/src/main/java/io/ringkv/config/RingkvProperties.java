@@ -3,15 +3,29 @@ package io.ringkv.config;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
+import org.hibernate.validator.constraints.Range;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
+import org.springframework.validation.annotation.Validated;
+
+import io.ringkv.ring.HashRing;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Positive;
+import jakarta.validation.constraints.PositiveOrZero;
 
 /**
  * Every {@code ringkv.*} setting, bound by Spring Boot's relaxed binding: {@code --ringkv.data-dir}
- * and {@code RINGKV_DATA_DIR} are the same setting. {@link SettingsValidator} checks them at start.
+ * and {@code RINGKV_DATA_DIR} are the same setting. Each is checked where it is declared, once at
+ * start-up, so that a mistake stops the node with one line that names the setting instead of
+ * surfacing later as a confusing failure: by its constraint annotation (durations and sizes by
+ * {@link PositiveAmounts}) where one suffices, otherwise by the compact constructor of the record
+ * that holds it and the settings it depends on. Both are reported in the same words
+ * ({@link InvalidSettingFailureAnalyzer}).
  *
  * @param dataDir       where RocksDB keeps this node's data
  * @param maxValueSize  the largest value a PUT may carry
@@ -26,20 +40,47 @@ import org.springframework.util.unit.DataSize;
  * @param startup       what a node does before it reports ready
  * @param testing       fault injection for tests; never set in production
  */
+@Validated
 @ConfigurationProperties("ringkv")
 public record RingkvProperties(
-        @DefaultValue("./data") Path dataDir,
+        @DefaultValue("./data") @WritableDirectory Path dataDir,
         @DefaultValue("4MB") DataSize maxValueSize,
-        @DefaultValue Cluster cluster,
-        @DefaultValue Replication replication,
-        @DefaultValue Clock clock,
-        @DefaultValue Hints hints,
-        @DefaultValue Repair repair,
-        @DefaultValue Storage storage,
-        @DefaultValue Health health,
-        @DefaultValue Overload overload,
-        @DefaultValue Startup startup,
-        @DefaultValue Testing testing) {
+        @DefaultValue @Valid Cluster cluster,
+        @DefaultValue @Valid Replication replication,
+        @DefaultValue @Valid Clock clock,
+        @DefaultValue @Valid Hints hints,
+        @DefaultValue @Valid Repair repair,
+        @DefaultValue @Valid Storage storage,
+        @DefaultValue @Valid Health health,
+        @DefaultValue @Valid Overload overload,
+        @DefaultValue @Valid Startup startup,
+        @DefaultValue @Valid Testing testing) {
+
+    static final String DATA_DIR = "ringkv.data-dir";
+
+    /** Values are byte arrays, and peers frame a record whole: {@link #maxValueBytes} stays an int. */
+    private static final long MAX_VALUE_SIZE_LIMIT = 256L * 1024 * 1024;
+
+    public RingkvProperties {
+        if (maxValueSize.toBytes() < 0 || maxValueSize.toBytes() > MAX_VALUE_SIZE_LIMIT) {
+            throw new InvalidSettingException("ringkv.max-value-size", "must be between 0 and 256MB, got " + maxValueSize);
+        }
+        if (overload.maxBytesInFlight().toBytes() < maxValueSize.toBytes()) {
+            throw new InvalidSettingException("ringkv.overload.max-bytes-in-flight", overload.maxBytesInFlight().toBytes()
+                    + " bytes is less than ringkv.max-value-size (" + maxValueSize.toBytes()
+                    + "): no value that large could ever be written");
+        }
+        if (repair.interval().compareTo(storage.tombstoneGracePeriod().dividedBy(2)) > 0) {
+            throw new InvalidSettingException("ringkv.repair.interval", "must be at most half of "
+                    + "ringkv.storage.tombstone-grace-period (" + storage.tombstoneGracePeriod()
+                    + "), or a replica could miss a delete for longer than its tombstone is kept; got " + repair.interval());
+        }
+    }
+
+    /** {@link #maxValueSize} in bytes, which fit an int. */
+    public int maxValueBytes() {
+        return (int) maxValueSize.toBytes();
+    }
 
     /**
      * @param self   this node's URL, which is also its name on the ring; default http://127.0.0.1:{server.port}
@@ -49,16 +90,105 @@ public record RingkvProperties(
      * @param kubernetesSecret a Kubernetes Secret in this pod's namespace that holds the cluster secret,
      *               created with a random one by the first node that finds it missing; used when
      *               {@code secret} is unset
-     * @param port   the port peers call this node on (the node-to-node protocol); unset: a free port,
-     *               which the node tells on its public port ({@code GET /v0/cluster})
+     * @param port   the port peers call this node on (the node-to-node protocol); unset or 0: a free
+     *               port, which the node tells on its public port ({@code GET /v0/cluster})
      * @param vnodes points each member takes on the hash ring
      * @param discovery finding the members through DNS instead of a static peer list
      * @param departure how a node scaled away hands its data over before it goes
      * @param join      how a new node takes its ranges before it serves them
      */
-    public record Cluster(URI self, @DefaultValue List<URI> peers, String secret, String kubernetesSecret, Integer port,
-            @DefaultValue("256") int vnodes, @DefaultValue Discovery discovery, @DefaultValue Departure departure,
-            @DefaultValue Join join) {
+    public record Cluster(URI self, @DefaultValue List<URI> peers, String secret, String kubernetesSecret,
+            @DefaultValue("0") @Range(max = 65535, message = "must be a TCP port (1-65535), or unset for a free one, got ${validatedValue}") int port,
+            @DefaultValue("" + HashRing.DEFAULT_VNODES) @Positive int vnodes, @DefaultValue @Valid Discovery discovery,
+            @DefaultValue @Valid Departure departure, @DefaultValue @Valid Join join) {
+
+        static final String KUBERNETES_SECRET = "ringkv.cluster.kubernetes-secret";
+        private static final String SELF = "ringkv.cluster.self";
+        private static final String PEERS = "ringkv.cluster.peers";
+
+        public Cluster {
+            if (self != null) {
+                nodeName(SELF, self);
+            }
+            Set<String> names = new LinkedHashSet<>();
+            for (URI peer : peers) {
+                if (!names.add(nodeName(PEERS, peer))) {
+                    throw new InvalidSettingException(PEERS, "'" + peer + "' is listed twice");
+                }
+            }
+            if (discovery.enabled()) {
+                if (!peers.isEmpty()) {
+                    throw new InvalidSettingException("ringkv.cluster.discovery.dns-name", "set either it or " + PEERS + ", not both");
+                }
+                // The others reach this node by its name: the default, a loopback address, reaches no one.
+                String host = self == null ? "127.0.0.1" : self.getHost();
+                if (host.equals("localhost") || host.startsWith("127.")) {
+                    throw new InvalidSettingException(SELF, "with DNS discovery it must be this node's stable DNS name, such as "
+                            + "http://ringkv-0.ringkv-headless:8080, not " + (self == null ? "the default http://127.0.0.1:{server.port}" : self));
+                }
+            }
+            // Peers accept each other only on proof of the secret; a node alone needs none.
+            boolean hasPeers = peers.size() > 1 || discovery.dnsName() != null;
+            if (hasPeers && isBlank(secret) && isBlank(kubernetesSecret)) {
+                throw new InvalidSettingException("ringkv.cluster.secret",
+                        "is required when the node has peers (" + PEERS + " or discovery): give every member the same one, "
+                                + "or name a Kubernetes Secret that holds it in " + KUBERNETES_SECRET);
+            }
+            if (departure.leavesWithData() && departure.timeout().compareTo(settle(discovery)) <= 0) {
+                throw new InvalidSettingException("ringkv.cluster.departure.timeout", "must be longer than two discovery rounds ("
+                        + settle(discovery) + ", twice ringkv.cluster.discovery.refresh-interval), which a leaving node waits "
+                        + "for its peers to see it leaving before it hands its data over; got " + departure.timeout());
+            }
+        }
+
+        /** This node's name on the ring: {@link #self}, by default the loopback URL of the public port. */
+        public String selfName(int serverPort) {
+            return nodeName(SELF, self != null ? self : URI.create("http://127.0.0.1:" + serverPort));
+        }
+
+        /** The members' names, this node's among them; with no peers given, a cluster of this node alone. */
+        public List<String> members(String selfName) {
+            if (peers.isEmpty()) {
+                return List.of(selfName);
+            }
+            List<String> names = peers.stream().map(peer -> nodeName(PEERS, peer)).toList();
+            if (!names.contains(selfName)) {
+                throw new InvalidSettingException(SELF, selfName + " is not among " + PEERS + " " + names);
+            }
+            return names;
+        }
+
+        /**
+         * How long a leaving node waits for its peers to see it leaving: they see a node's state
+         * when they next probe it, once per discovery round; a static ring has no rounds and
+         * nothing to wait for.
+         */
+        public Duration departureSettle() {
+            return settle(discovery);
+        }
+
+        private static Duration settle(Discovery discovery) {
+            return discovery.dnsName() != null ? discovery.refreshInterval().multipliedBy(2) : Duration.ZERO;
+        }
+
+        /** A URL reduced to {@code scheme://host:port}, the form of a node's name on the ring. */
+        private static String nodeName(String setting, URI url) {
+            String scheme = url.getScheme();
+            if (scheme == null || !(scheme.equals("http") || scheme.equals("https"))) {
+                throw new InvalidSettingException(setting, "'" + url + "' is not an http:// or https:// URL");
+            }
+            if (url.getHost() == null) {
+                throw new InvalidSettingException(setting, "'" + url + "' has no host name");
+            }
+            boolean bare = (url.getRawPath() == null || url.getRawPath().isEmpty() || url.getRawPath().equals("/"))
+                    && url.getRawQuery() == null && url.getRawFragment() == null && url.getRawUserInfo() == null;
+            if (!bare) {
+                throw new InvalidSettingException(setting,
+                        "'" + url + "' must be only scheme, host and port, such as http://10.0.0.1:8080");
+            }
+            int port = url.getPort() >= 0 ? url.getPort() : scheme.equals("https") ? 443 : 80;
+            return scheme + "://" + url.getHost() + ":" + port;
+        }
     }
 
     /**
@@ -66,7 +196,7 @@ public record RingkvProperties(
      *                  before it joins without it, which it does only if the owners it did pull
      *                  from hold every write a majority acknowledged
      */
-    public record Join(@DefaultValue("2m") Duration ownerWait) {
+    public record Join(@DefaultValue("2m") @PositiveOrZero Duration ownerWait) {
     }
 
     /**
@@ -77,7 +207,14 @@ public record RingkvProperties(
      * @param timeout     how long that hand-over may take; keep it well under the pod's
      *                    terminationGracePeriodSeconds
      */
-    public record Departure(String statefulSet, @DefaultValue("45s") Duration timeout) {
+    public record Departure(String statefulSet, @DefaultValue("45s") @Positive Duration timeout) {
+
+        static final String STATEFUL_SET = "ringkv.cluster.departure.stateful-set";
+
+        /** Whether a node told to stop looks for a scale-down, and then hands its data over. */
+        public boolean leavesWithData() {
+            return !isBlank(statefulSet);
+        }
     }
 
     /**
@@ -87,8 +224,13 @@ public record RingkvProperties(
      * @param bootstrapTimeout how long a starting node waits to reach the other members DNS lists
      *                        (all of them, or a majority) before it serves with whatever ring it has
      */
-    public record Discovery(String dnsName, @DefaultValue("5s") Duration refreshInterval, @DefaultValue("3") int removalAfter,
-            @DefaultValue("60s") Duration bootstrapTimeout) {
+    public record Discovery(String dnsName, @DefaultValue("5s") @Positive Duration refreshInterval,
+            @DefaultValue("3") @Positive int removalAfter, @DefaultValue("60s") @Positive Duration bootstrapTimeout) {
+
+        /** Whether the members are found through DNS rather than listed. */
+        public boolean enabled() {
+            return !isBlank(dnsName);
+        }
     }
 
     /**
@@ -99,8 +241,8 @@ public record RingkvProperties(
      * @param readHedgeDelay how long a read waits for the {@code ack} replicas it asked first before
      *                       asking the others too; 0 asks all {@code from} replicas at once
      */
-    public record Replication(@DefaultValue("3") int factor, @DefaultValue("1s") Duration timeout,
-            @DefaultValue("2") int maxConnections, @DefaultValue("20ms") Duration readHedgeDelay) {
+    public record Replication(@DefaultValue("3") @Positive int factor, @DefaultValue("1s") @Positive Duration timeout,
+            @DefaultValue("2") @Positive int maxConnections, @DefaultValue("20ms") @PositiveOrZero Duration readHedgeDelay) {
     }
 
     /**
@@ -108,7 +250,7 @@ public record RingkvProperties(
      *                  this node's clock is refused: one node with a clock far in the future must
      *                  not win every conflict, nor drag the other clocks along
      */
-    public record Clock(@DefaultValue("500ms") Duration maxOffset) {
+    public record Clock(@DefaultValue("500ms") @Positive Duration maxOffset) {
     }
 
     /**
@@ -117,8 +259,8 @@ public record RingkvProperties(
      * @param maxSize    bytes of missed writes kept per replica; past it the replica is marked for a full repair
      * @param replayRate bytes per second a node replays to a replica that came back
      */
-    public record Hints(@DefaultValue("3h") Duration window, @DefaultValue("64MB") DataSize maxSize,
-            @DefaultValue("4MB") DataSize replayRate) {
+    public record Hints(@DefaultValue("3h") @Positive Duration window, @DefaultValue("64MB") @Positive DataSize maxSize,
+            @DefaultValue("4MB") @Positive DataSize replayRate) {
     }
 
     /**
@@ -130,8 +272,8 @@ public record RingkvProperties(
      * @param rate     bytes per second repair may stream, both directions together, so that it
      *                 never crowds out client traffic
      */
-    public record Repair(@DefaultValue("true") boolean enabled, @DefaultValue("5m") Duration interval,
-            @DefaultValue("8MB") DataSize rate) {
+    public record Repair(@DefaultValue("true") boolean enabled, @DefaultValue("5m") @Positive Duration interval,
+            @DefaultValue("8MB") @Positive DataSize rate) {
     }
 
     /**
@@ -143,16 +285,16 @@ public record RingkvProperties(
      * @param minFreeDisk          below this much free disk the node reports its storage DOWN (not ready)
      */
     public record Storage(
-            @DefaultValue("24h") Duration tombstoneGracePeriod,
-            @DefaultValue("32MB") DataSize blockCacheSize,
+            @DefaultValue("24h") @Positive Duration tombstoneGracePeriod,
+            @DefaultValue("32MB") @Positive DataSize blockCacheSize,
             @DefaultValue("false") boolean syncWrites,
-            @DefaultValue("8") int threads,
-            @DefaultValue("10000") int queueSize,
+            @DefaultValue("8") @Positive int threads,
+            @DefaultValue("10000") @Positive int queueSize,
             @DefaultValue("64MB") DataSize minFreeDisk) {
     }
 
     /** @param breaker the circuit breaker each node keeps per peer */
-    public record Health(@DefaultValue Breaker breaker) {
+    public record Health(@DefaultValue @Valid Breaker breaker) {
     }
 
     /**
@@ -164,13 +306,13 @@ public record RingkvProperties(
      * sees every peer as slow, and a lower threshold turned that into 504s (see loadtest/BENCHMARKS.md).
      */
     public record Breaker(
-            @DefaultValue("20") int windowSize,
-            @DefaultValue("10") int minimumCalls,
-            @DefaultValue("50") float failureRate,
-            @DefaultValue("1s") Duration slowCallThreshold,
-            @DefaultValue("80") float slowCallRate,
-            @DefaultValue("5s") Duration openFor,
-            @DefaultValue("3") int probeCalls) {
+            @DefaultValue("20") @Positive int windowSize,
+            @DefaultValue("10") @Positive int minimumCalls,
+            @DefaultValue("50") @Percentage float failureRate,
+            @DefaultValue("1s") @Positive Duration slowCallThreshold,
+            @DefaultValue("80") @Percentage float slowCallRate,
+            @DefaultValue("5s") @Positive Duration openFor,
+            @DefaultValue("3") @Positive int probeCalls) {
     }
 
     /**
@@ -183,8 +325,9 @@ public record RingkvProperties(
      *                           their last replica answered; more get 503 at once. Peers' writes
      *                           get a bound of the same size, apart
      */
-    public record Overload(@DefaultValue("256") int maxClientRequests, @DefaultValue("1024") int maxReplicaRequests,
-            @DefaultValue("10s") Duration bodyTimeout, @DefaultValue("32MB") DataSize maxBytesInFlight) {
+    public record Overload(@DefaultValue("256") @Positive int maxClientRequests,
+            @DefaultValue("1024") @Positive int maxReplicaRequests, @DefaultValue("10s") @Positive Duration bodyTimeout,
+            @DefaultValue("32MB") DataSize maxBytesInFlight) {
     }
 
     /**
@@ -192,10 +335,15 @@ public record RingkvProperties(
      *                       reports ready, so that live traffic does not meet a cold JIT; 0: none
      * @param warmUpTimeout  the longest the warm-up may delay readiness
      */
-    public record Startup(@DefaultValue("1000") int warmUpRequests, @DefaultValue("30s") Duration warmUpTimeout) {
+    public record Startup(@DefaultValue("1000") @PositiveOrZero int warmUpRequests,
+            @DefaultValue("30s") @Positive Duration warmUpTimeout) {
     }
 
     /** @param replicaDelay delays every answer this node gives its peers: a slow node, for tests */
-    public record Testing(@DefaultValue("0ms") Duration replicaDelay) {
+    public record Testing(@DefaultValue("0ms") @PositiveOrZero Duration replicaDelay) {
+    }
+
+    private static boolean isBlank(String value) {
+        return value == null || value.isBlank();
     }
 }

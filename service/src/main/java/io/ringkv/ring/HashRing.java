@@ -20,6 +20,7 @@ import com.dynatrace.hash4j.hashing.Hashing;
  */
 public final class HashRing {
 
+    /** Enough points per member for an even share (HashRingTest measures it); ringkv.cluster.vnodes' default. */
     public static final int DEFAULT_VNODES = 256;
 
     /** XXH3: fast on short keys and well distributed; the ring depends on it never changing. */
@@ -59,10 +60,6 @@ public final class HashRing {
             points[i] = unsortedPoints[order[i]];
             owners[i] = order[i] / vnodes;
         }
-    }
-
-    public HashRing(Collection<String> members) {
-        this(members, DEFAULT_VNODES);
     }
 
     /** The members in name order. */

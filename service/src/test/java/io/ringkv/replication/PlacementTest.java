@@ -16,8 +16,8 @@ import reactor.core.publisher.Mono;
 
 class PlacementTest {
 
-    private static final HashRing THREE = new HashRing(List.of("a", "b", "c"));
-    private static final HashRing FOUR = new HashRing(List.of("a", "b", "c", "d"));
+    private static final HashRing THREE = new HashRing(List.of("a", "b", "c"), HashRing.DEFAULT_VNODES);
+    private static final HashRing FOUR = new HashRing(List.of("a", "b", "c", "d"), HashRing.DEFAULT_VNODES);
 
     private static List<String> names(List<Replica> replicas) {
         return replicas.stream().map(Replica::name).toList();
@@ -54,9 +54,9 @@ class PlacementTest {
     @Test
     void whileTwoMembersJoinWritesReachEachForWhatItOwnsAsTheOnlyNewcomer() {
         // d and e join together; d may finish first, and reads then use a, b, c, d.
-        HashRing five = new HashRing(List.of("a", "b", "c", "d", "e"));
+        HashRing five = new HashRing(List.of("a", "b", "c", "d", "e"), HashRing.DEFAULT_VNODES);
         HashRing withD = FOUR;
-        HashRing withE = new HashRing(List.of("a", "b", "c", "e"));
+        HashRing withE = new HashRing(List.of("a", "b", "c", "e"), HashRing.DEFAULT_VNODES);
         Placement joining = new Placement(THREE, five, List.of(withD, withE), name -> new NamedReplica(name));
         for (int i = 0; i < 300; i++) {
             byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
