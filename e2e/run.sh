@@ -4,11 +4,17 @@
 #   e2e/run.sh                      # against the current cluster
 #   KUBE_LOCAL=1 e2e/run.sh         # start ../shared/kube-local first, and stop it afterwards
 #
-# Needs docker (to build the images), kubectl and helm. Images are built locally and loaded into
-# the cluster with $LOAD_IMAGE (default: kube-local's load-image.sh when it is beside the checkout;
-# for kind: LOAD_IMAGE="kind load docker-image"). Everything it creates lives in a fresh
-# namespace, removed at the end whether the test passed or not; with KUBE_LOCAL=1 the cluster
-# is stopped at the end too (also when starting it failed).
+# Needs docker (to build the images), kubectl, helm and go (for the CRDs, below). Images are built
+# locally and loaded into the cluster with $LOAD_IMAGE (default: kube-local's load-image.sh when it
+# is beside the checkout; for kind: LOAD_IMAGE="kind load docker-image"). Everything it creates
+# lives in a fresh namespace, removed at the end whether the test passed or not; with KUBE_LOCAL=1
+# the cluster is stopped at the end too (also when starting it failed).
+#
+# The chart is installed with its monitoring objects (ServiceMonitor, PrometheusRule, Grafana
+# dashboard); the Prometheus Operator's CRDs they need are installed first
+# (e2e/monitoring-crds.sh, from the Go module proxy: needs go) and left in the cluster, as CRDs
+# belong to no namespace. No Prometheus runs: step 4 scrapes the nodes through the ServiceMonitor's
+# Service itself.
 #
 # Step 7 scales the StatefulSet 3 -> 5 -> 3 under a write load and checks, Jepsen style, that no
 # acknowledged write was lost: e2e/checker.py (load, check, census; its tests: e2e/test_checker.py,
@@ -79,7 +85,7 @@ if [ -z "${LOAD_IMAGE:-}" ] && [ -x "$KL/load-image.sh" ]; then
   LOAD_IMAGE="$KL/load-image.sh"
 fi
 [ -n "${LOAD_IMAGE:-}" ] || fail "set LOAD_IMAGE to a command that loads a local image into the cluster"
-for tool in kubectl helm docker curl; do
+for tool in kubectl helm docker curl go; do
   command -v "$tool" >/dev/null || fail "$tool is needed"
 done
 
@@ -203,22 +209,46 @@ K6_IMAGE=$(bin/build-k6-image)
 $LOAD_IMAGE "ringkv:$TAG" "$BUSYBOX_IMAGE" "$K6_IMAGE"
 log "loaded ringkv:$TAG, $BUSYBOX_IMAGE, $K6_IMAGE"
 
-step "3/10 helm install --wait, 3 replicas"
+step "3/10 helm install --wait, 3 replicas, with the monitoring objects"
+e2e/monitoring-crds.sh apply >/dev/null
+log "the Prometheus Operator's CRDs are established (ServiceMonitor, PrometheusRule)"
 kubectl create namespace "$NAMESPACE" >/dev/null
 NAMESPACE_CREATED=1
 helm install "$RELEASE" helm/ringkv -n "$NAMESPACE" --wait --timeout 5m \
   --set fullnameOverride="$RELEASE" \
   --set replicaCount=3 \
+  --set metrics.serviceMonitor.enabled=true \
+  --set metrics.prometheusRule.enabled=true \
+  --set metrics.dashboard.enabled=true \
   --set image.tag="$TAG" \
   --set volumePermissions.enabled=true \
   --set cluster.discoveryRefreshInterval=2s \
   --set tests.image.repository="${BUSYBOX_IMAGE%:*}" --set-string tests.image.tag="${BUSYBOX_IMAGE##*:}" >/dev/null
 k get pods -o wide
 
-step "4/10 every pod sees the same 3 members by their stable names; helm test passes"
+step "4/10 every pod sees the same 3 members by their stable names; helm test passes; the metrics Service serves Prometheus"
 eventually 60 all_pods_see 3 || fail "the pods do not agree on $(expected_members 3)"
 log "members: $(expected_members 3)"
 helm test "$RELEASE" -n "$NAMESPACE" --logs --timeout 3m | tail -n 5
+k get "servicemonitor/$RELEASE" "prometheusrule/$RELEASE" "configmap/$RELEASE-dashboard" >/dev/null \
+  || fail "the ServiceMonitor, the PrometheusRule or the dashboard ConfigMap is missing"
+# What Prometheus would scrape: every pod behind the metrics Service, on its port "management".
+metrics_endpoints() {
+  [ "$(k get endpointslices -l kubernetes.io/service-name="$RELEASE-metrics" \
+    -o jsonpath='{range .items[*].endpoints[*]}{.targetRef.name}{"\n"}{end}' | sort -u | grep -c .)" = 3 ]
+}
+eventually 30 metrics_endpoints || fail "the metrics Service does not list the 3 pods"
+port_forward "svc/$RELEASE-metrics" 9090
+scrape=""
+for _ in $(seq 1 50); do
+  scrape=$(curl -fs "http://127.0.0.1:$FWD_PORT/actuator/prometheus") && break
+  sleep 0.2
+done
+stop_forward "$FWD_PID"
+for metric in ringkv_client_requests_seconds_count ringkv_replica_breaker_state ringkv_storage_sst_live_bytes jvm_memory_used_bytes; do
+  grep -q "^$metric{" <<<"$scrape" || fail "/actuator/prometheus through svc/$RELEASE-metrics has no $metric"
+done
+log "ServiceMonitor, PrometheusRule and dashboard installed; svc/$RELEASE-metrics: 3 pods, /actuator/prometheus serves the dashboard's metrics"
 
 step "5/10 PUT, GET and a range through the client Service"
 forward "svc/$RELEASE"

@@ -12,9 +12,11 @@ CHART="$HERE/../ringkv"
 HELM="${HELM:-helm}"
 PYTHON="${PYTHON:-python3}"
 # promql-parser (PyPI, a binding of a Rust PromQL parser) parses the queries and finds their
-# metric names; installed like helm/verify.sh installs PyYAML.
-if ! "$PYTHON" -c 'import promql_parser, yaml' >/dev/null 2>&1; then
-  "$PYTHON" -m pip install --quiet promql-parser pyyaml || "$PYTHON" -m pip install --quiet --user promql-parser pyyaml
+# metric names, jsonschema checks the objects against the operator's CRDs; installed like
+# helm/verify.sh installs PyYAML.
+if ! "$PYTHON" -c 'import promql_parser, yaml, jsonschema' >/dev/null 2>&1; then
+  "$PYTHON" -m pip install --quiet promql-parser pyyaml jsonschema \
+    || "$PYTHON" -m pip install --quiet --user promql-parser pyyaml jsonschema
 fi
 
 WORK="$(mktemp -d)"
@@ -42,6 +44,15 @@ report <"$WORK/out"
 render kv -n db "${all_on[@]}" --set replicaCount=5 --set persistence.enabled=false >"$WORK/on2.yaml"
 "$PYTHON" "$HERE/monitoring.py" on "$WORK/on2.yaml" db false 5 >"$WORK/out" || true
 report <"$WORK/out"
+
+# The objects against the Prometheus Operator's own schemas: its CRDs come from the Go module
+# proxy (e2e/monitoring-crds.sh), so this needs go.
+if command -v go >/dev/null 2>&1; then
+  "$HERE/../../e2e/monitoring-crds.sh" validate "$WORK/on.yaml" "$WORK/on2.yaml" >"$WORK/out" 2>&1 || FAILED=1
+  report <"$WORK/out"
+else
+  printf '  SKIP  %s\n' "ServiceMonitor and PrometheusRule against the operator's CRDs (needs go)"
+fi
 
 # Each flag alone renders its own objects only.
 for flag in serviceMonitor:ServiceMonitor prometheusRule:PrometheusRule dashboard:ConfigMap; do
