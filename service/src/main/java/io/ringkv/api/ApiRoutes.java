@@ -2,6 +2,7 @@ package io.ringkv.api;
 
 import static org.springframework.web.reactive.function.server.RequestPredicates.path;
 
+import java.time.Duration;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -18,7 +19,6 @@ import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 
-import io.ringkv.config.RingkvProperties;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.metrics.ClientRequestMetrics;
 import io.ringkv.overload.AdmissionControl;
@@ -39,6 +39,15 @@ import reactor.core.publisher.Mono;
 @Configuration(proxyBeanMethods = false)
 public class ApiRoutes {
 
+    /**
+     * What the API takes from the node's settings, checked where they are declared.
+     *
+     * @param maxValueBytes the largest value a PUT may carry (ringkv.max-value-size)
+     * @param bodyTimeout   how long a PUT's body may take to arrive (ringkv.overload.body-timeout)
+     */
+    public record Settings(int maxValueBytes, Duration bodyTimeout) {
+    }
+
     @Bean
     ExchangeCompletion exchangeCompletion() {
         return new ExchangeCompletion();
@@ -56,10 +65,10 @@ public class ApiRoutes {
     }
 
     @Bean
-    RouterFunction<ServerResponse> publicApi(Coordinator coordinator, RingkvProperties properties, ClusterMembership membership,
+    RouterFunction<ServerResponse> publicApi(Settings settings, Coordinator coordinator, ClusterMembership membership,
             PeerMonitors monitors, ObjectProvider<DnsDiscovery> discovery, PeerServer peerServer, AdmissionControl admission,
             ClientRequestMetrics metrics, AntiEntropy antiEntropy, DataMovement dataMovement) {
-        var entities = new EntityHandler(coordinator, admission, properties.maxValueSize().toBytes(), properties.overload().bodyTimeout());
+        var entities = new EntityHandler(coordinator, admission, settings.maxValueBytes(), settings.bodyTimeout());
         var cluster = new ClusterHandler(membership, monitors, discovery.getIfAvailable(), peerServer.port(), antiEntropy,
                 dataMovement);
         var routes = new Routes(admission, metrics);

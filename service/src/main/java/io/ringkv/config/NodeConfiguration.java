@@ -13,6 +13,7 @@ import org.springframework.http.client.ReactorResourceFactory;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.ringkv.api.ApiRoutes;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.kubernetes.GeneratedClusterSecret;
 import io.ringkv.kubernetes.KubernetesApi;
@@ -214,6 +215,11 @@ public class NodeConfiguration {
         var replication = properties.replication();
         return new Coordinator(replicaDirectory, hybridClock, replication.timeout(), replication.readHedgeDelay(),
                 replication.factor(), hints, meters);
+    }
+
+    @Bean
+    ApiRoutes.Settings apiSettings(RingkvProperties properties) {
+        return new ApiRoutes.Settings(properties.maxValueBytes(), properties.overload().bodyTimeout());
     }
 
     /** A call ends within the replication timeout once it has a connection, which may take as long again. */
