@@ -8,15 +8,12 @@ import io.ringkv.health.BreakerSettings;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.health.RingHealthIndicator;
 import io.ringkv.health.StorageHealthIndicator;
-import io.ringkv.metrics.ClientRequestMetrics;
-import io.ringkv.metrics.StorageMetrics;
-import io.ringkv.overload.AdmissionControl;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.storage.RocksStore;
 
 /**
- * Wires what keeps a node healthy and observable: a circuit breaker per peer, the {@code ring} and
- * {@code storage} health contributors, the metrics, and the admission bounds.
+ * Wires how a node judges its peers and itself: a circuit breaker per peer, and the {@code ring}
+ * and {@code storage} health contributors.
  */
 @Configuration(proxyBeanMethods = false)
 public class HealthConfiguration {
@@ -38,21 +35,5 @@ public class HealthConfiguration {
     @Bean
     StorageHealthIndicator storageHealthIndicator(RocksStore store, RingkvProperties properties) {
         return new StorageHealthIndicator(store, properties.dataDir(), properties.storage().minFreeDisk());
-    }
-
-    @Bean
-    StorageMetrics storageMetrics(RocksStore store) {
-        return new StorageMetrics(store);
-    }
-
-    @Bean
-    ClientRequestMetrics clientRequestMetrics(MeterRegistry meters) {
-        return new ClientRequestMetrics(meters);
-    }
-
-    @Bean
-    AdmissionControl admissionControl(RingkvProperties properties, MeterRegistry meters) {
-        var overload = properties.overload();
-        return new AdmissionControl(overload.maxClientRequests(), overload.maxBytesInFlight().toBytes(), meters);
     }
 }

@@ -1,0 +1,24 @@
+package io.ringkv.config;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.ringkv.metrics.ClientRequestMetrics;
+import io.ringkv.metrics.StorageMetrics;
+import io.ringkv.storage.RocksStore;
+
+/** Wires the metrics that no other piece registers as part of its own work: RocksDB's and the API's. */
+@Configuration(proxyBeanMethods = false)
+public class MetricsConfiguration {
+
+    @Bean
+    StorageMetrics storageMetrics(RocksStore store) {
+        return new StorageMetrics(store);
+    }
+
+    @Bean
+    ClientRequestMetrics clientRequestMetrics(MeterRegistry meters) {
+        return new ClientRequestMetrics(meters);
+    }
+}
