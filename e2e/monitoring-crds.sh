@@ -6,7 +6,8 @@
 # (example/prometheus-operator-crd/), so `go mod download` fetches them (once; Go's module cache
 # keeps them).
 #
-#   e2e/monitoring-crds.sh apply             install them into the cluster KUBECONFIG points at
+#   e2e/monitoring-crds.sh apply             install them into the cluster KUBECONFIG points at,
+#                                            unless it has them
 #   e2e/monitoring-crds.sh validate FILE...  check every ServiceMonitor and PrometheusRule in the
 #                                            manifests against the CRDs' schemas, offline
 #   e2e/monitoring-crds.sh dir               print the directory holding the two CRD files
@@ -22,7 +23,7 @@ CRDS=(monitoring.coreos.com_servicemonitors.yaml monitoring.coreos.com_prometheu
 crd_dir() {
   local dir
   # Outside any module, so that a go.mod nearby cannot change what is downloaded.
-  dir=$(cd "$(mktemp -d)" && GOFLAGS=-mod=mod go mod download -json "$MODULE@$VERSION" \
+  dir=$(cd / && GOFLAGS=-mod=mod go mod download -json "$MODULE@$VERSION" \
     | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])')
   for crd in "${CRDS[@]}"; do
     [ -f "$dir/example/prometheus-operator-crd/$crd" ] || { echo "no $crd in $MODULE@$VERSION" >&2; exit 1; }
@@ -36,13 +37,16 @@ case "${1:-}" in
     ;;
   apply)
     dir=$(crd_dir)
-    # Server-side: the ServiceMonitor CRD's schema is too large for the annotation a client-side
-    # apply keeps.
     for crd in "${CRDS[@]}"; do
-      kubectl apply --server-side --force-conflicts -f "$dir/$crd"
-    done
-    for crd in servicemonitors prometheusrules; do
-      kubectl wait --for=condition=Established "crd/$crd.monitoring.coreos.com" --timeout=60s
+      name=${crd#monitoring.coreos.com_}
+      name=${name%.yaml}.monitoring.coreos.com
+      # A cluster that runs the operator keeps the CRDs of its own version.
+      if kubectl get crd "$name" >/dev/null 2>&1; then
+        echo "$name is installed already: left as it is"
+        continue
+      fi
+      kubectl apply -f "$dir/$crd"
+      kubectl wait --for=condition=Established "crd/$name" --timeout=60s
     done
     ;;
   validate)
