@@ -102,4 +102,11 @@ for bad in metrics.serviceMonitor.interval=30 metrics.prometheusRule.nodeDown.fo
   else printf '  PASS  %s\n' "schema rejects $bad"; fi
 done
 
+if render r --set metrics.serviceMonitor.enabled=true --set metrics.serviceMonitor.interval=1m \
+    --set metrics.serviceMonitor.scrapeTimeout=1m500ms >/dev/null 2>&1; then
+  printf '  FAIL  %s\n' "a scrape timeout longer than the interval is refused"; FAILED=1
+else
+  printf '  PASS  %s\n' "a scrape timeout longer than the interval is refused"
+fi
+
 exit "$FAILED"

@@ -270,3 +270,16 @@ them: job is the metrics Service's name, namespace the release's.
 {{- define "ringkv.metricsSelector" -}}
 {{- printf "job=%q, namespace=%q" (include "ringkv.metricsServiceName" .) .Release.Namespace }}
 {{- end }}
+
+{{/*
+A Prometheus duration (30s, 1m30s; the schema checks the form) in milliseconds.
+*/}}
+{{- define "ringkv.promDurationMs" -}}
+{{- $unitMs := dict "ms" 1 "s" 1000 "m" 60000 "h" 3600000 "d" 86400000 "w" 604800000 "y" 31536000000 }}
+{{- $ms := 0 }}
+{{- range regexFindAll "[0-9]+[a-z]+" (toString .) -1 }}
+{{- $n := regexFind "^[0-9]+" . }}
+{{- $ms = add $ms (mul (atoi $n) (get $unitMs (trimPrefix $n .))) }}
+{{- end }}
+{{- $ms }}
+{{- end }}
