@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Checks the ringkv Helm chart (helm/ringkv):
-#   - helm lint --strict, and the values schema and templates rejecting bad values;
+# Checks the ringkv Helm chart (helm/ringkv) with the ecosystem's tools and with
+# what they cannot know:
+#   - helm lint --strict;
+#   - helm-unittest: the suites in helm/ringkv/tests/*_test.yaml (among them the
+#     values the schema and the templates refuse, values_test.yaml);
+#   - kubeconform: every render, and k8s/, against the Kubernetes schemas;
 #   - the application contract of renders for default and non-default values
 #     (helm/checks/contract.py, with its own unit tests): the ports (http, the
 #     node-to-node cluster port, management), the cluster secret (from
@@ -17,6 +21,8 @@
 #   HELM=/path/to/helm   helm binary (default: `helm` from PATH)
 #   PYTHON=python3       python with PyYAML (installed with pip when missing)
 #   KUBECTL=kubectl      kubectl for `kubectl kustomize` (skipped when absent)
+#   kubeconform, helm-unittest and the schemas come from helm/checks/install-tools
+#   (needs go; cached in ~/.cache/ringkv/chart-tools).
 #
 # Prints one line per check and a summary; exits non-zero if any check failed.
 set -euo pipefail
@@ -130,6 +136,18 @@ run_checker schema-coverage "$CHART/values.yaml" "$CHART/values.schema.json"
 
 section "the checker's own unit tests (helm/checks)"
 must_succeed "python3 -m unittest discover helm/checks" "$PYTHON" -m unittest discover -s "$HERE/checks"
+
+# ---------------------------------------------------------------------------
+section "helm-unittest (helm/ringkv/tests/*_test.yaml)"
+if "$HERE/checks/install-tools" >"$WORK/tools" 2>"$WORK/tools.err"; then
+  KUBECONFORM="$(sed -n 's/^kubeconform=//p' "$WORK/tools")"
+  HELM_UNITTEST="$(sed -n 's/^helm-unittest=//p' "$WORK/tools")"
+  K8S_SCHEMAS="$(sed -n 's/^k8s-schemas=//p' "$WORK/tools")"
+  must_succeed "helm-unittest: every suite passes" "$HELM_UNITTEST" --color=false --strict --file 'tests/*_test.yaml' "$CHART"
+  sed -n 's/^Tests: *\(.*\)$/   \1/p' "$WORK/cmd.out"
+else
+  fail "helm/checks/install-tools (kubeconform, helm-unittest, the Kubernetes schemas)" "$WORK/tools.err"
+fi
 
 # ---------------------------------------------------------------------------
 DEFAULT_KINDS='["ServiceAccount","Role","RoleBinding","Service","Service","StatefulSet","PodDisruptionBudget"]'
@@ -292,83 +310,6 @@ render_case departure-custom store kvns "$(cat <<EOF
  "terminationGracePeriodSeconds":120,"departure":"110s","serviceAccountAutomount":true,"kinds":$DEFAULT_KINDS}
 EOF
 )" -f "$WORK/values-departure.yaml"
-
-# ---------------------------------------------------------------------------
-section "bad values are rejected"
-SCHEMA_ERR="values don't meet the specifications of the schema"
-bad() { must_fail "rejects $1" "$2" "$HELM" template ringkv "$CHART" "${@:3}"; }
-bad "replicaCount=-1"                          "$SCHEMA_ERR" --set replicaCount=-1
-bad "replicaCount=0"                           "$SCHEMA_ERR" --set replicaCount=0
-bad "replicaCount=three (string for a number)" "$SCHEMA_ERR" --set replicaCount=three
-bad "resources.limits.memory=512M (not Mi/Gi)" "$SCHEMA_ERR" --set resources.limits.memory=512M
-bad "resources.limits.memory=null"             "$SCHEMA_ERR" --set resources.limits.memory=null
-bad "jvm.heapPercent=90 (> 75)"                "$SCHEMA_ERR" --set jvm.heapPercent=90
-bad "jvm.directMemoryPercent=30 (> 25)"        "$SCHEMA_ERR" --set jvm.directMemoryPercent=30
-bad "heap 75% + direct 10% (> 80%)"            "must be at most 80" --set jvm.heapPercent=75
-bad "direct memory in jvm.extraOptions"        "$SCHEMA_ERR" --set-string jvm.extraOptions=-XX:MaxDirectMemorySize=1g
-bad "jvm.extraOptions=-Xmx1g (heap twice)"     "$SCHEMA_ERR" --set jvm.extraOptions=-Xmx1g
-bad "image.tag=latest"                         "$SCHEMA_ERR" --set image.tag=latest
-bad "image.pullPolicy=Sometimes"               "$SCHEMA_ERR" --set image.pullPolicy=Sometimes
-bad "an unknown top-level key"                 "$SCHEMA_ERR" --set replicas=3
-bad "an unknown nested key"                    "$SCHEMA_ERR" --set persistence.sizee=1Gi
-bad "service.type=Ingress"                     "$SCHEMA_ERR" --set service.type=Ingress
-bad "podAntiAffinity.type=maybe"               "$SCHEMA_ERR" --set podAntiAffinity.type=maybe
-bad "podDisruptionBudget.maxUnavailable=0"     "$SCHEMA_ERR" --set podDisruptionBudget.maxUnavailable=0
-bad "cluster.secret shorter than 16 chars"     "$SCHEMA_ERR" --set cluster.secret=short
-bad "cluster.discoveryRefreshInterval=soon"    "$SCHEMA_ERR" --set cluster.discoveryRefreshInterval=soon
-bad "networkPolicy.enabled=yes (string)"       "$SCHEMA_ERR" --set-string networkPolicy.enabled=yes
-bad "extraEnv overriding JAVA_TOOL_OPTIONS"    "$SCHEMA_ERR" --set 'extraEnv[0].name=JAVA_TOOL_OPTIONS' --set 'extraEnv[0].value=-Xmx4g'
-bad "fullnameOverride longer than 52 chars"    "$SCHEMA_ERR" --set fullnameOverride=a-very-long-name-that-does-not-fit-a-statefulset-name-x
-bad "a heap below 64MiB (limit 100Mi)"         "below 64MiB" --set resources.limits.memory=100Mi
-bad "http and management on the same port"     "must differ" --set containerPorts.management=8080
-bad "cluster and http on the same port"        "containerPorts.http and containerPorts.cluster must differ" --set containerPorts.cluster=8080
-bad "cluster and management on the same port"  "containerPorts.cluster and containerPorts.management must differ" --set containerPorts.cluster=9090
-bad "http moved onto the cluster port"         "containerPorts.http and containerPorts.cluster must differ" --set containerPorts.http=7070
-bad "containerPorts.cluster=80 (privileged)"   "$SCHEMA_ERR" --set containerPorts.cluster=80
-bad "containerPorts.cluster=70000"             "$SCHEMA_ERR" --set containerPorts.cluster=70000
-bad "containerPorts.cluster=cluster (string)"  "$SCHEMA_ERR" --set containerPorts.cluster=cluster
-bad "containerPorts.cluster=null (required)"   "$SCHEMA_ERR" --set containerPorts.cluster=null
-bad "extraEnv overriding RINGKV_CLUSTER_PORT"  "$SCHEMA_ERR" --set 'extraEnv[0].name=RINGKV_CLUSTER_PORT' --set-string 'extraEnv[0].value=7071'
-bad "extraEnv overriding RINGKV_CLUSTER_SECRET" "$SCHEMA_ERR" --set 'extraEnv[0].name=RINGKV_CLUSTER_SECRET' --set-string 'extraEnv[0].value=0123456789abcdef'
-bad "extraEnv overriding RINGKV_CLUSTER_KUBERNETES_SECRET" "$SCHEMA_ERR" \
-  --set 'extraEnv[0].name=RINGKV_CLUSTER_KUBERNETES_SECRET' --set-string 'extraEnv[0].value=other'
-bad "loadtest.scenario=foo"                    "$SCHEMA_ERR" --set loadtest.scenario=foo
-bad "loadtest.rate=-1"                         "$SCHEMA_ERR" --set loadtest.rate=-1
-bad "loadtest.rate=0"                          "$SCHEMA_ERR" --set loadtest.rate=0
-bad "loadtest.duration=soon"                   "$SCHEMA_ERR" --set loadtest.duration=soon
-bad "loadtest.replicas=2of3"                   "$SCHEMA_ERR" --set loadtest.replicas=2of3
-bad "loadtest.image.tag=latest"                "$SCHEMA_ERR" --set loadtest.image.tag=latest
-bad "loadtest.fill=maybe"                      "$SCHEMA_ERR" --set loadtest.fill=maybe
-bad "loadtest.maxErrorRate=2 (> 1)"            "$SCHEMA_ERR" --set loadtest.maxErrorRate=2
-bad "loadtest.maxErrorRate=1.5 (a string > 1)" "$SCHEMA_ERR" --set loadtest.maxErrorRate=1.5
-bad "loadtest.maxErrorRate empty"              "$SCHEMA_ERR" --set loadtest.maxErrorRate=
-bad "loadtest.p99Ms=0"                         "$SCHEMA_ERR" --set loadtest.p99Ms=0
-bad "loadtest.p99Ms=0.0 (a string, not > 0)"   "$SCHEMA_ERR" --set loadtest.p99Ms=0.0
-bad "loadtest.env overriding SCENARIO"         "$SCHEMA_ERR" --set-string loadtest.env.SCENARIO=put
-bad "loadtest.env with a number (not a string)" "$SCHEMA_ERR" --set loadtest.env.VUS=20
-bad "an unknown loadtest key"                  "$SCHEMA_ERR" --set loadtest.rat=50
-DEPARTURE_ERR='cluster.departure.timeout \(%s\) must be at least 10s below terminationGracePeriodSeconds \(%s\): a node removed by a scale-down must finish handing over its data before the kubelet kills it'
-# shellcheck disable=SC2059
-bad "cluster.departure.timeout=51s (less than 10s below the 60s grace period)" \
-  "$(printf "$DEPARTURE_ERR" 51s 60)" --set cluster.departure.timeout=51s
-# shellcheck disable=SC2059
-bad "terminationGracePeriodSeconds=54 with the default 45s departure timeout" \
-  "$(printf "$DEPARTURE_ERR" 45s 54)" --set terminationGracePeriodSeconds=54
-# shellcheck disable=SC2059
-bad "cluster.departure.timeout=600s (longer than the grace period)" \
-  "$(printf "$DEPARTURE_ERR" 600s 60).*at least 610" --set cluster.departure.timeout=600s
-must_succeed "accepts cluster.departure.timeout=50s (exactly 10s below the 60s grace period)" \
-  "$HELM" template ringkv "$CHART" --set cluster.departure.timeout=50s
-bad "cluster.departure.timeout=45 (a number)"  "$SCHEMA_ERR" --set cluster.departure.timeout=45
-bad "cluster.departure.timeout=1m (not seconds)" "$SCHEMA_ERR" --set cluster.departure.timeout=1m
-bad "cluster.departure.timeout=45000ms"        "$SCHEMA_ERR" --set cluster.departure.timeout=45000ms
-bad "cluster.departure.timeout=0s"             "$SCHEMA_ERR" --set cluster.departure.timeout=0s
-bad "cluster.departure.enabled=yes (string)"   "$SCHEMA_ERR" --set-string cluster.departure.enabled=yes
-bad "an unknown cluster.departure key"         "$SCHEMA_ERR" --set cluster.departure.timout=45s
-bad "extraEnv overriding RINGKV_CLUSTER_DEPARTURE_TIMEOUT" "$SCHEMA_ERR" \
-  --set 'extraEnv[0].name=RINGKV_CLUSTER_DEPARTURE_TIMEOUT' --set-string 'extraEnv[0].value=600s'
-bad "extraEnv overriding RINGKV_CLUSTER_DEPARTURE_STATEFUL_SET" "$SCHEMA_ERR" \
-  --set 'extraEnv[0].name=RINGKV_CLUSTER_DEPARTURE_STATEFUL_SET' --set-string 'extraEnv[0].value=other'
 
 # ---------------------------------------------------------------------------
 # Node-to-node traffic moved off the public HTTP port to the cluster port: the HTTP internal
@@ -616,6 +557,22 @@ else
   else
     fail "test script fails when GET returns a different value (wrong reason)" "$WORK/hook-corrupt.out"
   fi
+fi
+
+# ---------------------------------------------------------------------------
+# Every manifest rendered above, and k8s/ as kustomize builds it, against the schemas of the
+# Kubernetes version kube-local runs: a misspelt field or a wrong type fails here, not at apply.
+# The Prometheus Operator's kinds are CRDs, which Kubernetes' own schemas do not describe.
+section "kubeconform (Kubernetes schemas)"
+if [ -n "${KUBECONFORM:-}" ]; then
+  for manifest in "$WORK"/*.yaml "$K8S_DIR/ringkv.yaml" "$K8S_DIR/loadtest/loadtest.yaml"; do
+    case "$(basename "$manifest")" in values-*) continue ;; esac
+    must_succeed "kubeconform -strict ${manifest#"$ROOT/"}" "$KUBECONFORM" -strict -summary \
+      -schema-location "$K8S_SCHEMAS/{{ .ResourceKind }}{{ .KindSuffix }}.json" \
+      -skip ServiceMonitor,PrometheusRule "$manifest"
+  done
+else
+  fail "kubeconform available (helm/checks/install-tools)"
 fi
 
 section "monitoring objects"; if HELM="$HELM" PYTHON="$PYTHON" "$HERE/checks/monitoring.sh"; then pass "helm/checks/monitoring.sh"; else fail "helm/checks/monitoring.sh"; fi
