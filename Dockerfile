@@ -75,10 +75,14 @@ ENV MANAGEMENT_SERVER_PORT=9090
 # which the JVM reads later and which therefore wins: e.g.
 # JDK_JAVA_OPTIONS="-Xmx2g" (an explicit -Xmx always beats MaxRAMPercentage).
 #
-# Only half the container's memory limit goes to the heap: RocksDB's block
-# cache and memtables, Netty's direct buffers, metaspace and thread stacks
-# all live outside it.
-ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=50.0"
+# The heap's share of the container's memory limit is the chart's
+# jvm.heapPercent (helm/ringkv/values.yaml decides; helm/verify.sh fails when
+# this differs): RocksDB's block cache and memtables, Netty's direct buffers,
+# metaspace and thread stacks all live outside it. Direct memory has no
+# percentage flag, so here it is the JVM's default, as much as the heap; the
+# chart (and k8s/) replace these options with -Xmx and
+# -XX:MaxDirectMemorySize computed from the limit.
+ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=33.0"
 
 # glibc's malloc keeps up to 8 arenas per core, and RocksDB's allocations
 # spread over them and stay resident: two arenas hold the native memory of a

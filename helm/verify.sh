@@ -10,9 +10,9 @@
 #     node-to-node cluster port, management), the cluster secret (from
 #     cluster.existingSecret, cluster.secret, or made by the first node, with no
 #     secret in any render and every render identical), the heap against the
-#     memory limit, the RBAC of the nodes' Kubernetes API calls, the
-#     NetworkPolicy, the k6 loadtest Job and its scripts (byte-identical to
-#     loadtest/, also in the packaged chart);
+#     memory limit (and the image's heap share against jvm.heapPercent), the RBAC
+#     of the nodes' Kubernetes API calls, the NetworkPolicy, the k6 loadtest Job
+#     and its scripts (byte-identical to loadtest/, also in the packaged chart);
 #   - k8s/ is the chart's current render (k8s/generate), builds with kustomize,
 #     also under an overlay with its own namespace and secret, and holds no secret;
 #   - the helm test script, run with busybox against a mock of the API.
@@ -133,6 +133,7 @@ must_succeed "helm lint --strict (non-default values)" "$HELM" lint --strict "$C
 must_fail "helm lint rejects replicaCount=-1" "schema" "$HELM" lint --strict "$CHART" --set replicaCount=-1
 must_succeed "helm lint --strict (loadtest enabled)" "$HELM" lint --strict "$CHART" --set loadtest.enabled=true,loadtest.fill=init
 run_checker schema-coverage "$CHART/values.yaml" "$CHART/values.schema.json"
+run_checker image-heap "$ROOT/Dockerfile" "$CHART/values.yaml"
 
 section "the checker's own unit tests (helm/checks)"
 must_succeed "python3 -m unittest discover helm/checks" "$PYTHON" -m unittest discover -s "$HERE/checks"

@@ -9,6 +9,7 @@ API calls, the NetworkPolicy, the k6 loadtest Job. helm/verify.sh renders the ch
                                                  k8s/'s Role/RoleBinding under an overlay with its own secret
   contract.py k8s-no-secret DIR                  no Secret, secretGenerator or secret literal in DIR
   contract.py schema-coverage VALUES.yaml SCHEMA.json
+  contract.py image-heap DOCKERFILE VALUES.yaml  the image sizes its heap as jvm.heapPercent says
   contract.py loadtest FILE EXPECT_JSON LOADTEST_DIR   the loadtest Job/ConfigMap of one render
   contract.py jobname FILE                       prints the loadtest Job's name (or nothing)
   contract.py hook-script FILE                   prints the helm test hook's shell script
@@ -567,6 +568,21 @@ def schema_coverage(values_path, schema_path):
 
 
 # ---------------------------------------------------------------------------
+def image_heap(dockerfile_path, values_path):
+    """The chart's jvm.heapPercent decides the heap; the image, which cannot know the memory limit it
+    will run under, gives the heap the same share of it (-XX:MaxRAMPercentage)."""
+    with open(values_path) as f:
+        percent = g(yaml.safe_load(f), "jvm", "heapPercent")
+    with open(dockerfile_path) as f:
+        opts = re.findall(r'^ENV JAVA_TOOL_OPTIONS="([^"]*)"', f.read(), re.M)
+    shares = re.findall(r"-XX:MaxRAMPercentage=([0-9.]+)(?=\s|$)", opts[0] if len(opts) == 1 else "")
+    check("the image's JAVA_TOOL_OPTIONS sizes the heap once, with -XX:MaxRAMPercentage",
+          len(opts) == 1 and len(shares) == 1 and not re.search(r"-Xmx|MaxHeapSize|MaxRAM=", opts[0]), opts)
+    check("the image's -XX:MaxRAMPercentage = jvm.heapPercent of values.yaml (%s)" % percent,
+          len(shares) == 1 and float(shares[0]) == percent, shares)
+
+
+# ---------------------------------------------------------------------------
 SCRIPTS = ("fill.js", "kv.js", "lib.js")
 CHART_ENV = ("BASE_URL", "SCENARIO", "RATE", "DURATION", "REPLICAS", "KEYSPACE", "VALUE_SIZE",
              "P99_MS", "MAX_ERROR_RATE", "FILLED", "SUMMARY_JSON", "K6_NO_USAGE_REPORT")
@@ -903,6 +919,7 @@ MODES = {
     "loadtest": lambda path, exp, scripts_dir: loadtest_checks(path, json.loads(exp), scripts_dir),
     "k8s-no-secret": lambda k8s_dir: k8s_no_secret(k8s_dir),
     "schema-coverage": lambda values, schema: schema_coverage(values, schema),
+    "image-heap": lambda dockerfile, values: image_heap(dockerfile, values),
 }
 
 

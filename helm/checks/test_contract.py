@@ -130,6 +130,15 @@ class Files(unittest.TestCase):
         contract.schema_coverage(values, schema)
         self.assertIn((False, "values.schema.json describes every key of values.yaml", "['b.c']"), contract.OUT)
 
+    def test_image_heap_follows_the_chart_heap_percent(self):
+        values = self.write("values.yaml", "jvm:\n  heapPercent: 33\n")
+        same = self.write("Dockerfile.same", 'ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=33.0"\n')
+        other = self.write("Dockerfile.other", 'ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=50.0"\n')
+        fixed = self.write("Dockerfile.fixed", 'ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=33.0 -Xmx256m"\n')
+        self.assertEqual(failed(lambda: contract.image_heap(same, values)), [])
+        self.assertEqual(len(failed(lambda: contract.image_heap(other, values))), 1)
+        self.assertEqual(len(failed(lambda: contract.image_heap(fixed, values))), 1)
+
 
 if __name__ == "__main__":
     unittest.main()

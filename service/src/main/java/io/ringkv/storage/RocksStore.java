@@ -127,8 +127,9 @@ public final class RocksStore implements AutoCloseable {
     private RocksStore(StorageSettings settings, Comparator<Record> versionOrder) throws RocksDBException {
         this.versionOrder = versionOrder;
         this.token = settings.token();
-        // Off-heap and shared by both column families: the JVM heap (-Xmx256m) does not hold it,
-        // so it is sized against the container's memory beside the heap. HyperClockCache looks up
+        // Off-heap and shared by both column families: the JVM heap (jvm.heapPercent of the
+        // container's memory limit, helm/ringkv/values.yaml) does not hold it, so it is sized
+        // against the container's memory beside the heap. HyperClockCache looks up
         // without locks, which lets event loops read from it (getIfCached).
         blockCache = new HyperClockCache(settings.blockCacheBytes(), 0, -1, false);
         // 10 bits a key gives about 1% false positives: most GETs of an absent key skip the disk.
