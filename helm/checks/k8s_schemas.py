@@ -2,9 +2,10 @@
 OpenAPI document (api/openapi-spec/swagger.json of the k8s.io/kubernetes module, which the Go module
 proxy serves: the usual schema repository is on GitHub, out of reach here).
 
-  k8s_schemas.py SWAGGER_JSON OUT_DIR
+  k8s_schemas.py SWAGGER_JSON OUT_DIR [CRD_YAML...]
 
-Each file is named as kubeconform's -schema-location template
+and, for custom resources the chart renders (the Prometheus Operator's ServiceMonitor and
+PrometheusRule), from the openAPIV3Schema of their CRDs. Each file is named as kubeconform's -schema-location template
 OUT_DIR/{{ .ResourceKind }}{{ .KindSuffix }}.json expects (statefulset-apps-v1.json, service-v1.json)
 and holds the kind's definition with the definitions it refers to. Like the strict schemas of
 openapi2jsonschema, objects reject properties they do not declare (a misspelt field fails), any field
@@ -70,6 +71,16 @@ def standalone(definitions, name):
     return {"$schema": "http://json-schema.org/draft-07/schema#", "$ref": REF + name, "definitions": defs}
 
 
+def crd_schemas(crd):
+    """{file name: schema} for each version a CustomResourceDefinition serves."""
+    out = {}
+    for version in crd["spec"]["versions"]:
+        gvk = {"group": crd["spec"]["group"], "version": version["name"], "kind": crd["spec"]["names"]["kind"]}
+        schema = tighten(version["schema"]["openAPIV3Schema"])
+        out[file_name(gvk)] = dict(schema, **{"$schema": "http://json-schema.org/draft-07/schema#"})
+    return out
+
+
 def write_all(swagger, out_dir):
     definitions = swagger["definitions"]
     os.makedirs(out_dir, exist_ok=True)
@@ -85,6 +96,19 @@ def write_all(swagger, out_dir):
     return written
 
 
+def write_crds(paths, out_dir):
+    import yaml
+    written = 0
+    for path in paths:
+        with open(path) as f:
+            for name, schema in crd_schemas(yaml.safe_load(f)).items():
+                with open(os.path.join(out_dir, name), "w") as out:
+                    json.dump(schema, out)
+                written += 1
+    return written
+
+
 if __name__ == "__main__":
     with open(sys.argv[1]) as f:
         print("%d schemas" % write_all(json.load(f), sys.argv[2]))
+    print("%d schemas of custom resources" % write_crds(sys.argv[3:], sys.argv[2]))
