@@ -45,8 +45,9 @@ final class EntityHandler {
 
     /**
      * The replicas' answers are held against ringkv.overload.max-bytes-in-flight as they arrive and
-     * until the response is written: 200 concurrent reads of 4 MiB values gathered more than the
-     * heap and killed the node; a read whose first answer finds no room gets 503 at once.
+     * until the response is written and the last replica call has ended: 200 concurrent reads of
+     * 4 MiB values gathered more than the heap and killed the node; a read whose first answer finds
+     * no room gets 503 at once.
      */
     Mono<ServerResponse> get(ServerRequest request) {
         byte[] key = EntityRequests.key(request);
@@ -58,7 +59,7 @@ final class EntityHandler {
         }
         AdmissionControl.Held held = admission.held();
         ExchangeCompletion.onComplete(request, held::release);
-        return coordinator.get(key, factor, placement, held::tryAddAnswer)
+        return coordinator.get(key, factor, placement, held)
                 .flatMap(value -> value.isPresent()
                         ? ServerResponse.ok().contentType(MediaType.APPLICATION_OCTET_STREAM).bodyValue(value.get())
                         : ServerResponse.notFound().build());

@@ -64,8 +64,9 @@ public final class AdmissionControl {
     }
 
     /**
-     * The bytes of one request's value as they arrive, given back when the last holder lets go:
-     * the exchange, and the replicas' writes, which may end after the exchange.
+     * The bytes of one request's values as they arrive, given back when the last holder lets go:
+     * the exchange, and the replica calls (and a read's background repairs), which may end after
+     * the exchange and keep the values until then.
      */
     public final class Held {
         private long holding;
@@ -76,8 +77,7 @@ public final class AdmissionControl {
 
         /**
          * Holds {@code count} more bytes; false, holding nothing more, past the bound. Once every
-         * holder has let go (a read's late replica answering after its client's answer) nothing is
-         * held any more: what comes then is not kept for the request.
+         * holder has let go nothing is held any more: what comes then is not kept for the request.
          */
         public synchronized boolean tryAdd(long count) {
             if (holders == 0) {

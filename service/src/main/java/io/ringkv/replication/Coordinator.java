@@ -13,7 +13,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.LongPredicate;
 import java.util.function.Predicate;
 
 import org.slf4j.Logger;
@@ -21,6 +20,7 @@ import org.slf4j.LoggerFactory;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.ringkv.overload.AdmissionControl;
 import io.ringkv.overload.OverloadedException;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
@@ -147,19 +147,11 @@ public final class Coordinator {
         List<Replica> targets = placement.writeReplicas(key, factor.from());
         // Only the current owners count towards ack: they are the ones reads ask, and the targets' first.
         List<Replica> counted = targets.subList(0, factor.from());
-        return Mono.defer(() -> {
-            // Every target is asked at once (no hedging for writes), so each ends exactly once.
-            AtomicInteger unfinished = new AtomicInteger(targets.size());
-            return quorum(targets, targets.size(), Duration.ZERO, factor, counted::contains,
-                    replica -> replica.write(key, record)
-                            .doOnError(error -> hint(replica, key, record))
-                            .doFinally(signal -> {
-                                if (unfinished.decrementAndGet() == 0) {
-                                    afterLastReplica.run();
-                                }
-                            }),
-                    ignored -> { });
-        }).then();
+        // Every target is asked at once: no hedging for writes.
+        return quorum(targets, targets.size(), Duration.ZERO, factor, counted::contains,
+                replica -> replica.write(key, record).doOnError(error -> hint(replica, key, record)),
+                ignored -> { }, afterLastReplica)
+                .then();
     }
 
     /** A peer missed the write: keep it for that peer. */
@@ -172,21 +164,26 @@ public final class Coordinator {
     /**
      * The newest live value among the first {@code ack} answers; empty if that is a tombstone or nothing.
      *
-     * @param holdAnswerBytes holds the bytes of each replica's value as it arrives, until the client's
-     *                        answer is written; false, no room in the node's bound, fails the read with
-     *                        {@link OverloadedException}: a burst of reads of large values must not
-     *                        gather more of them than the heap holds
+     * @param hold the read's hold on this node's bytes in flight: each replica's value is held as
+     *             it arrives ({@link AdmissionControl.Held#tryAddAnswer}; no room fails the read with
+     *             {@link OverloadedException}), for as long as anything here keeps it: the answer
+     *             to the client, replica calls still running, background repairs. A burst of reads
+     *             of large values must not gather more of them than the heap holds; bytes given
+     *             back while a slower replica's call still kept them escaped the bound.
      */
-    public Mono<Optional<byte[]>> get(byte[] key, ReplicationFactor factor, Placement placement, LongPredicate holdAnswerBytes) {
+    public Mono<Optional<byte[]>> get(byte[] key, ReplicationFactor factor, Placement placement, AdmissionControl.Held hold) {
         List<Replica> targets = ReplicaPreference.cheapestFirst(
                 placement.readReplicas(key, factor.from()), Replica::expectedLatencyMillis);
         int first = readHedgeDelay.isZero() ? targets.size() : factor.ack();
-        LateAnswers late = new LateAnswers(key);
-        return quorum(targets, first, readHedgeDelay, factor, replica -> true,
-                replica -> replica.read(key).flatMap(answer -> observed(replica, answer))
-                        .flatMap(answer -> held(answer, holdAnswerBytes))
-                        .map(answer -> new ReadRepair.Answer<>(replica, answer)),
-                late)
+        LateAnswers late = new LateAnswers(key, hold);
+        return Mono.defer(() -> {
+                    hold.retain(); // for the replica calls, let go after the last has ended
+                    return quorum(targets, first, readHedgeDelay, factor, replica -> true,
+                            replica -> replica.read(key).flatMap(answer -> observed(replica, answer))
+                                    .flatMap(answer -> held(answer, hold))
+                                    .map(answer -> new ReadRepair.Answer<>(replica, answer)),
+                            late, hold::release);
+                })
                 .flatMap(answers -> {
                     ReadRepair.Plan<Replica> plan = ReadRepair.plan(answers);
                     late.decided(answers, plan.stale());
@@ -195,8 +192,8 @@ public final class Coordinator {
                 });
     }
 
-    private static Mono<Optional<Record>> held(Optional<Record> answer, LongPredicate holdAnswerBytes) {
-        if (answer.isPresent() && !holdAnswerBytes.test(answer.get().value().length)) {
+    private static Mono<Optional<Record>> held(Optional<Record> answer, AdmissionControl.Held hold) {
+        if (answer.isPresent() && !hold.tryAddAnswer(answer.get().value().length)) {
             return Mono.error(OverloadedException.bytesInFlight());
         }
         return Mono.just(answer);
@@ -231,16 +228,19 @@ public final class Coordinator {
      * Answers that come after a read was decided: a stale one is repaired in the background, and
      * one newer than what was decided (the answer has gone out) repairs the replicas that answered
      * in time. Bounded: past {@value #BACKGROUND_REPAIRS} at once, anti-entropy catches up later.
+     * Each repair keeps the read's hold until it ends, since it keeps the value.
      */
     private final class LateAnswers implements Consumer<ReadRepair.Answer<Replica>> {
         private final byte[] key;
+        private final AdmissionControl.Held hold;
         private final List<ReadRepair.Answer<Replica>> heard = new ArrayList<>();
         private final List<ReadRepair.Answer<Replica>> waiting = new ArrayList<>();
         private final Set<Replica> repaired = new HashSet<>();
         private boolean decided;
 
-        LateAnswers(byte[] key) {
+        LateAnswers(byte[] key, AdmissionControl.Held hold) {
             this.key = key;
+            this.hold = hold;
         }
 
         /** The answers the read was decided on, whose stale replicas it repairs itself. */
@@ -267,8 +267,12 @@ public final class Coordinator {
             for (Replica stale : plan.stale()) {
                 if (repaired.add(stale) && backgroundRepairs.tryAcquire()) {
                     Record newest = plan.newest().orElseThrow();
+                    hold.retain();
                     counted(stale.write(key, newest))
-                            .doFinally(signal -> backgroundRepairs.release())
+                            .doFinally(signal -> {
+                                backgroundRepairs.release();
+                                hold.release();
+                            })
                             .subscribe(ignored -> lateRepairs.increment(), error -> hint(stale, key, newest));
                 }
             }
@@ -299,12 +303,13 @@ public final class Coordinator {
      * and all the rest once {@code hedgeDelay} (unless zero) passes undecided. Emits the first
      * {@code ack} answers of the targets that count, or fails with
      * {@link NotEnoughReplicasException} once {@code ack} can no longer be reached or the timeout
-     * passes. Answers after the decision go to {@code late}.
+     * passes. Answers after the decision go to {@code late}. Runs {@code afterLastCall} once the
+     * request has ended and every call it made has ended too, exactly once per subscription.
      */
     private <T> Mono<List<T>> quorum(List<Replica> targets, int initial, Duration hedgeDelay, ReplicationFactor factor,
-            Predicate<Replica> counts, Function<Replica, Mono<T>> call, Consumer<T> late) {
+            Predicate<Replica> counts, Function<Replica, Mono<T>> call, Consumer<T> late, Runnable afterLastCall) {
         return Mono.create(sink -> {
-            Round<T> round = new Round<>(targets, factor, counts, call, sink, late);
+            Round<T> round = new Round<>(targets, factor, counts, call, sink, late, afterLastCall);
             Disposable deadline = Deadlines.after(timeout, round::expire);
             Disposable hedge = hedgeDelay.isZero() || initial >= targets.size()
                     ? null
@@ -314,12 +319,17 @@ public final class Coordinator {
                 if (hedge != null) {
                     hedge.dispose();
                 }
+                round.requestEnded();
             });
-            round.ask(initial);
+            round.askFirst(initial);
         });
     }
 
-    /** The calls of one request to its replicas, asked in the targets' order, each at most once. */
+    /**
+     * The calls of one request to its replicas, asked in the targets' order, each at most once.
+     * It ends once its request has ended and then its last call: slower replicas' calls outlive
+     * the answer, and keep what they carry.
+     */
     private final class Round<T> {
 
         private final List<Replica> targets;
@@ -330,16 +340,57 @@ public final class Coordinator {
         private final Consumer<T> late;
         private final QuorumCollector<T> collector;
         private final AtomicInteger asked = new AtomicInteger();
+        /** The calls still running, plus one for the request itself until it has ended; at zero the round is over. */
+        private final AtomicInteger running = new AtomicInteger(1);
+        private final Runnable afterLastCall;
 
         Round(List<Replica> targets, ReplicationFactor factor, Predicate<Replica> counts,
-                Function<Replica, Mono<T>> call, MonoSink<List<T>> sink, Consumer<T> late) {
+                Function<Replica, Mono<T>> call, MonoSink<List<T>> sink, Consumer<T> late, Runnable afterLastCall) {
             this.targets = targets;
             this.factor = factor;
             this.counts = counts;
             this.call = call;
             this.sink = sink;
             this.late = late;
+            this.afterLastCall = afterLastCall;
             this.collector = new QuorumCollector<>(factor);
+        }
+
+        /** The request has its answer, or its failure, or its client left: no replica is asked any more. */
+        void requestEnded() {
+            collector.abandon();
+            ended();
+        }
+
+        /**
+         * Asks the first {@code count} targets, every one of them even if the request ends on the
+         * way (an answer from memory can decide it at once): a write must reach all its targets.
+         */
+        void askFirst(int count) {
+            running.incrementAndGet(); // the asking itself: the round cannot end halfway through it
+            try {
+                ask(count);
+            } finally {
+                ended();
+            }
+        }
+
+        /** Counts one more call; false once the round is over, when nothing may start any more. */
+        private boolean started() {
+            int now;
+            do {
+                now = running.get();
+                if (now == 0) {
+                    return false;
+                }
+            } while (!running.compareAndSet(now, now + 1));
+            return true;
+        }
+
+        private void ended() {
+            if (running.decrementAndGet() == 0) {
+                afterLastCall.run();
+            }
         }
 
         void expire() {
@@ -360,10 +411,14 @@ public final class Coordinator {
         }
 
         private void ask(Replica replica) {
+            if (!started()) {
+                return;
+            }
             boolean counted = counts.test(replica);
             // Subscribed on its own: answering the client does not cancel the slower replicas.
             // Each ends by itself: a peer's call times out in its client, a local one in storage.
-            counted(call.apply(replica).single())
+            counted(Mono.defer(() -> call.apply(replica)).single())
+                    .doFinally(signal -> ended())
                     .subscribe(
                             answer -> {
                                 if (!counted) {
@@ -372,7 +427,7 @@ public final class Coordinator {
                                 switch (collector.success(answer)) {
                                     case REACHED -> sink.success(collector.answers());
                                     case PENDING -> {
-                                        if (collector.isDecided()) {
+                                        if (collector.reached()) {
                                             late.accept(answer);
                                         }
                                     }
@@ -382,7 +437,9 @@ public final class Coordinator {
                             error -> {
                                 if (error instanceof OverloadedException) {
                                     // This node's own bound, not the replica's failure: the request ends here.
-                                    sink.error(error);
+                                    if (collector.abandon()) {
+                                        sink.error(error);
+                                    }
                                     return;
                                 }
                                 log.debug("replica {} failed: {}", replica.name(), error.toString());

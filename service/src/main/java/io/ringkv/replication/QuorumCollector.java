@@ -73,9 +73,28 @@ public final class QuorumCollector<T> {
         return outcome;
     }
 
+    /**
+     * The request ended for a reason of its own (its client left, or this node refused it): later
+     * answers change nothing, and its caller asks no more replicas.
+     *
+     * @return whether it was still undecided, so that it ends exactly once
+     */
+    public synchronized boolean abandon() {
+        if (outcome != Outcome.PENDING) {
+            return false;
+        }
+        outcome = Outcome.FAILED;
+        return true;
+    }
+
     /** Whether the request is decided, either way. */
     public synchronized boolean isDecided() {
         return outcome != Outcome.PENDING;
+    }
+
+    /** Whether {@code ack} replicas succeeded: only then do later answers still matter (read repair). */
+    public synchronized boolean reached() {
+        return outcome == Outcome.REACHED;
     }
 
     /** The successful answers that decided the request. */

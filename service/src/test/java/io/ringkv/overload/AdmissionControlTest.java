@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -154,6 +155,33 @@ class AdmissionControlTest {
         }
     }
 
+    /**
+     * A read's bytes stay held while a slower replica's call still runs, since that call keeps the
+     * read's answers. At 1/2, asking both replicas at once (no hedge delay), node 0 answers from its
+     * own copy at once while node 1's call takes 3 s: the 60 KiB stay held until then. When they
+     * were given back with the response, a burst of large reads ran a node out of heap with 47
+     * values of 4 MiB kept by such calls, against a bound of 32 MiB.
+     */
+    @Test
+    void aReadHoldsItsBytesUntilItsSlowestReplicaCallHasEnded() throws Exception {
+        try (BoundedNodeAndSlowPeer nodes = boundedNodeAndSlowPeer(Map.of("ringkv.replication.read-hedge-delay", "0ms"))) {
+            TestNode node = nodes.node();
+            byte[] value = new byte[60 * 1024];
+            node.client().put().uri("/v0/entity?id=large&replicas=2/2").bodyValue(value).exchange().expectStatus().isCreated();
+            var held = node.bean(MeterRegistry.class).get("ringkv.client.bytes.inflight").gauge();
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> held.value() == 0);
+
+            long started = System.nanoTime();
+            node.client().get().uri("/v0/entity?id=large&replicas=1/2").exchange()
+                    .expectStatus().isOk().expectBody(byte[].class).isEqualTo(value);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).as("answered from node 0's own copy")
+                    .isLessThan(Duration.ofSeconds(2));
+            Thread.sleep(500);
+            assertThat(held.value()).as("held for node 1's call, still running").isGreaterThanOrEqualTo(value.length);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> held.value() == 0);
+        }
+    }
+
     /** Node 0, holding at most 100 KiB of values in flight, and node 1, whose replica answers take 3 s. */
     private record BoundedNodeAndSlowPeer(TestNode node, TestNode slowPeer) implements AutoCloseable {
         @Override
@@ -164,12 +192,18 @@ class AdmissionControlTest {
     }
 
     private BoundedNodeAndSlowPeer boundedNodeAndSlowPeer() {
+        return boundedNodeAndSlowPeer(Map.of());
+    }
+
+    private BoundedNodeAndSlowPeer boundedNodeAndSlowPeer(Map<String, Object> moreNodeSettings) {
         List<Integer> ports = TestNode.freePorts(2);
-        TestNode node = TestNode.create(ports.get(0), dataRoot.resolve("node0"), ports, Map.of(
+        Map<String, Object> settings = new HashMap<>(Map.of(
                 "ringkv.max-value-size", "64KB", "ringkv.overload.max-bytes-in-flight", "100KB",
                 "ringkv.replication.timeout", "10s",
                 // The peer is slow on purpose: its breaker must not open and answer 504 for it.
                 "ringkv.health.breaker.slow-call-threshold", "20s"));
+        settings.putAll(moreNodeSettings);
+        TestNode node = TestNode.create(ports.get(0), dataRoot.resolve("node0"), ports, settings);
         TestNode slowPeer = TestNode.create(ports.get(1), dataRoot.resolve("node1"), ports,
                 Map.of("ringkv.testing.replica-delay", "3s"));
         List.of(node, slowPeer).parallelStream().forEach(TestNode::start);

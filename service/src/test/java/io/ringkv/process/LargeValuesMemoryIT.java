@@ -2,6 +2,8 @@ package io.ringkv.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -12,16 +14,25 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.ringkv.support.Chunks;
@@ -36,6 +47,7 @@ import io.ringkv.support.NodeProcess;
  * up, still completes with every record. Before the range waited for its connection, 60 values
  * made the nodes grow to 618–768 MiB here.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LargeValuesMemoryIT {
 
     private static final int VALUES = 200;
@@ -70,6 +82,7 @@ class LargeValuesMemoryIT {
     }
 
     @Test
+    @Order(1)
     void aSlowRangeOfLargeValuesStaysWithinTheMemoryLimitAndCompletes() throws Exception {
         AtomicLong rate = new AtomicLong(1_000_000);
         AtomicInteger received = new AtomicInteger();
@@ -124,6 +137,76 @@ class LargeValuesMemoryIT {
         for (int n = 0; n < nodes.size(); n++) {
             assertThat(nodes.get(n).isAlive()).as("node %d alive", n).isTrue();
             assertThat(peak[n]).as("node %d's peak resident memory, MiB", n).isLessThan(LIMIT_MIB);
+        }
+    }
+
+    /**
+     * 200 clients read values of 4 MiB from one node at once, three times over: every node stays
+     * up and under the memory limit, every answer is 200, a 503 (no room) or a 504 (replicas too
+     * busy to answer in time), and once the burst is over reads are served again. Before reads were
+     * bounded in bytes, the first burst killed the coordinator with an OutOfMemoryError.
+     */
+    @Test
+    @Order(2)
+    void aBurstOfLargeReadsIsRefusedInPartNotFatal() throws Exception {
+        long[] peak = new long[nodes.size()];
+        Map<Integer, Integer> statuses = new TreeMap<>();
+        List<String> failed = new ArrayList<>();
+        // Each read on a socket of its own, as 200 separate clients would.
+        try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int round = 0; round < 3; round++) {
+                List<Future<String>> reads = new ArrayList<>();
+                for (int i = 0; i < 200; i++) {
+                    int index = i % VALUES;
+                    reads.add(clients.submit(() -> rawGet(nodes.get(0).port(), index)));
+                }
+                for (Future<String> read : reads) {
+                    for (int n = 0; n < nodes.size(); n++) {
+                        peak[n] = Math.max(peak[n], nodes.get(n).residentMiB());
+                    }
+                    String outcome = read.get(60, TimeUnit.SECONDS);
+                    if (outcome.matches("[0-9]{3}")) {
+                        statuses.merge(Integer.parseInt(outcome), 1, Integer::sum);
+                    } else {
+                        failed.add(outcome);
+                    }
+                }
+            }
+        }
+        System.out.printf("600 reads of 4 MiB, 200 at a time: %s; peak resident %s MiB%n", statuses, Arrays.toString(peak));
+        assertThat(failed).as("reads that failed other than by a status").isEmpty();
+        assertThat(statuses.keySet()).as("statuses").isSubsetOf(200, 503, 504);
+        for (int n = 0; n < nodes.size(); n++) {
+            assertThat(nodes.get(n).isAlive()).as("node %d alive", n).isTrue();
+            assertThat(peak[n]).as("node %d's peak resident memory, MiB", n).isLessThan(LIMIT_MIB);
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            for (int i = 0; i < 10; i++) {
+                assertThat(send(HttpRequest.newBuilder(URI.create(nodes.get(i % 3).url() + "/v0/entity?id=" + key(i)))
+                        .timeout(Duration.ofSeconds(10)).GET().build())).as("a read after the burst").isEqualTo(200);
+            }
+        });
+    }
+
+    /** A GET of value {@code i} on a connection of its own: its status, or what went wrong. */
+    private static String rawGet(int port, int i) {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream().write(("GET /v0/entity?id=" + key(i) + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            byte[] response = socket.getInputStream().readAllBytes();
+            String head = new String(response, 0, Math.min(response.length, 1024), StandardCharsets.ISO_8859_1);
+            int bodyAt = head.indexOf("\r\n\r\n") + 4;
+            if (!head.startsWith("HTTP/1.1 ") || bodyAt < 4) {
+                return key(i) + ": not an HTTP response (" + response.length + " bytes)";
+            }
+            String status = head.substring(9, 12);
+            if (status.equals("200") && !Arrays.equals(response, bodyAt, response.length, value(i), 0, VALUE_SIZE)) {
+                return key(i) + ": another value";
+            }
+            return status;
+        } catch (IOException e) {
+            return key(i) + ": " + e;
         }
     }
 

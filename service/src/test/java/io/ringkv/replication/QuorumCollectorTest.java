@@ -54,4 +54,21 @@ class QuorumCollectorTest {
         assertThat(done.success("a")).isEqualTo(REACHED);
         assertThat(done.expire()).isEqualTo(PENDING);
     }
+
+    @Test
+    void anAbandonedRequestEndsOnceAndKeepsNoLaterAnswer() {
+        QuorumCollector<String> abandoned = new QuorumCollector<>(new ReplicationFactor(2, 3));
+        assertThat(abandoned.success("a")).isEqualTo(PENDING);
+        assertThat(abandoned.abandon()).as("it ends here").isTrue();
+        assertThat(abandoned.abandon()).as("and only once").isFalse();
+        assertThat(abandoned.success("b")).isEqualTo(PENDING);
+        assertThat(abandoned.isDecided()).isTrue();
+        assertThat(abandoned.reached()).as("late answers do not matter to it").isFalse();
+        assertThat(abandoned.answers()).containsExactly("a");
+
+        QuorumCollector<String> done = new QuorumCollector<>(new ReplicationFactor(1, 3));
+        assertThat(done.success("a")).isEqualTo(REACHED);
+        assertThat(done.abandon()).as("an answered request is not abandoned").isFalse();
+        assertThat(done.reached()).isTrue();
+    }
 }

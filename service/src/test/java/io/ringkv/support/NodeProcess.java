@@ -192,6 +192,10 @@ public final class NodeProcess implements AutoCloseable {
         return process != null && process.isAlive();
     }
 
+    public int port() {
+        return port;
+    }
+
     public String url() {
         return "http://127.0.0.1:" + port;
     }
