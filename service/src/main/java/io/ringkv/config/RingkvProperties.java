@@ -282,6 +282,7 @@ public record RingkvProperties(
      * @param syncWrites           fsync the write-ahead log on every write (slower; survives power loss)
      * @param threads              threads that run RocksDB calls off the event loop
      * @param queueSize            storage calls that may wait for a thread before new ones are refused with 503
+     * @param queueBytes           bytes of values that may wait for the store's writer before new writes are refused
      * @param minFreeDisk          below this much free disk the node reports its storage DOWN (not ready)
      */
     public record Storage(
@@ -290,6 +291,7 @@ public record RingkvProperties(
             @DefaultValue("false") boolean syncWrites,
             @DefaultValue("8") @Positive int threads,
             @DefaultValue("10000") @Positive int queueSize,
+            @DefaultValue("64MB") @Positive DataSize queueBytes,
             @DefaultValue("64MB") DataSize minFreeDisk) {
     }
 

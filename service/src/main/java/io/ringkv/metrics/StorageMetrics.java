@@ -33,6 +33,10 @@ public final class StorageMetrics implements MeterBinder {
         Gauge.builder("ringkv.storage.writes.queued", store, s -> s.isOpen() ? s.pendingWrites() : Double.NaN)
                 .description("Writes waiting for the store's writer")
                 .register(meters);
+        Gauge.builder("ringkv.storage.writes.queued.bytes", store, s -> s.isOpen() ? s.pendingWriteBytes() : Double.NaN)
+                .description("Bytes of values waiting for the store's writer, or in the batch it commits")
+                .baseUnit("bytes")
+                .register(meters);
         Gauge.builder("ringkv.storage.block.cache.hit.ratio", store, s -> s.isOpen() ? s.blockCacheHitRatio() : Double.NaN)
                 .description("Share of block reads served from the block cache since start")
                 .register(meters);

@@ -92,7 +92,7 @@ public final class Hints implements MissedWrites, SmartLifecycle {
         this.stored = Counter.builder("ringkv.hints.stored").description("Writes a peer missed, kept as hints").register(meters);
         this.replayed = Counter.builder("ringkv.hints.replayed").description("Hints replayed to their peer").register(meters);
         this.dropped = Counter.builder("ringkv.hints.dropped")
-                .description("Hints dropped: their peer was away past the window or the byte cap (it gets a full repair), or left")
+                .description("Hints dropped: their peer was away past the window or the byte cap, or storage had no room (it gets a full repair), or left")
                 .register(meters);
         Gauge.builder("ringkv.hints.pending", targets, map -> map.values().stream().mapToLong(t -> t.count.get()).sum())
                 .description("Hints waiting for their peer").register(meters);
@@ -136,9 +136,13 @@ public final class Hints implements MissedWrites, SmartLifecycle {
         target.count.incrementAndGet();
         stored.increment();
         store.putHint(hintKey(peer, nextSequence()), value).exceptionally(error -> {
+            // Storage is full (or closing): the write this hint was for reaches the peer only
+            // through a full repair, which must start after it.
             log.debug("a hint for {} could not be stored: {}", peer, error.toString());
             target.bytes.addAndGet(-value.length);
             target.count.decrementAndGet();
+            ledger.markForFullRepair(peer, now);
+            dropped.increment();
             return false;
         });
     }

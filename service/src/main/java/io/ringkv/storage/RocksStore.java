@@ -209,7 +209,7 @@ public final class RocksStore implements AutoCloseable {
             // Records written by a version without the index: index them once.
             PreviousLayout.indexTokens(this);
         }
-        writes = new WriteQueue(this, settings.writeQueueSize());
+        writes = new WriteQueue(this::commit, settings.writeQueueSize(), settings.writeQueueBytes());
     }
 
     public static RocksStore open(StorageSettings settings, Comparator<Record> versionOrder) {
@@ -274,7 +274,8 @@ public final class RocksStore implements AutoCloseable {
      * Never blocks: the write is queued for the writer thread.
      *
      * @return completes with whether the record was written, once it is in the write-ahead log;
-     *         fails with {@link StorageOverloadedException} at once when too many writes wait
+     *         fails with {@link StorageOverloadedException} at once when too many writes, or too
+     *         many bytes of values, wait
      */
     public CompletableFuture<Boolean> apply(byte[] key, Record record) {
         return writes.submit(new WriteQueue.Write(WriteQueue.Kind.RECORD, key, record, null));
@@ -294,7 +295,7 @@ public final class RocksStore implements AutoCloseable {
      *
      * @return for each write, whether it changed the store
      */
-    boolean[] commit(List<WriteQueue.Write> batch) {
+    private boolean[] commit(List<WriteQueue.Write> batch) {
         return guarded(() -> {
             boolean[] changed = new boolean[batch.size()];
             Map<ByteBuffer, Record> pending = new HashMap<>();
@@ -725,6 +726,11 @@ public final class RocksStore implements AutoCloseable {
     /** Writes waiting for the writer now. */
     public int pendingWrites() {
         return writes.size();
+    }
+
+    /** Bytes of values waiting for the writer, or in the batch it commits, now. */
+    public long pendingWriteBytes() {
+        return writes.valueBytes();
     }
 
     /**

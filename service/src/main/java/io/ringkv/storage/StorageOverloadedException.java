@@ -1,9 +1,9 @@
 package io.ringkv.storage;
 
-/** Too many writes wait for the writer: the node is overloaded, and the caller should come back shortly. */
+/** Too many writes, or too many bytes, wait for the writer: the node is overloaded, and the caller should come back shortly. */
 public final class StorageOverloadedException extends StorageException {
 
-    public StorageOverloadedException(int capacity) {
-        super("more than " + capacity + " writes wait for storage");
+    public StorageOverloadedException(String message) {
+        super(message);
     }
 }

@@ -10,8 +10,9 @@ import java.util.function.ToLongFunction;
  * @param blockCacheBytes       the shared cache for uncompressed data, index and filter blocks
  * @param syncWrites            fsync the write-ahead log before acknowledging a write
  * @param writeQueueSize        writes that may wait for the writer; more are refused at once
+ * @param writeQueueBytes       bytes of values that may wait for the writer (or be committing); more are refused at once
  * @param token                 a key's position on the hash ring, by which the token index orders keys
  */
 public record StorageSettings(Path directory, long blockCacheBytes, boolean syncWrites, int writeQueueSize,
-        ToLongFunction<byte[]> token) {
+        long writeQueueBytes, ToLongFunction<byte[]> token) {
 }

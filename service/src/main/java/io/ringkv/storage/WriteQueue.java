@@ -5,7 +5,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,6 +17,11 @@ import org.slf4j.LoggerFactory;
  * ({@link RocksStore#commit}). Writes are queued from any thread without a lock (event loops
  * among them) and the writer is woken only when it sleeps. Under load a batch holds many writes:
  * one write-ahead-log append, and one fsync with synchronous writes, for all of them.
+ *
+ * <p>Bounded twice, both refusing at once: by count, and by the bytes of the values waiting or
+ * being committed. Most writes come in through paths bounded in bytes already (client and peer
+ * writes), but hints and read repairs do not, and a count alone lets ten thousand values of
+ * megabytes wait in a heap of 256 MiB.
  */
 final class WriteQueue implements AutoCloseable {
 
@@ -42,19 +49,34 @@ final class WriteQueue implements AutoCloseable {
         Write(Kind kind, byte[] key, Record record, byte[] bytes) {
             this(kind, key, record, bytes, new CompletableFuture<>());
         }
+
+        /** The value bytes it keeps in memory: a record's value or a hint; keys and the small rest are bounded by count. */
+        long valueBytes() {
+            return (record == null ? 0 : record.value().length) + (bytes == null ? 0 : bytes.length);
+        }
     }
 
-    private final RocksStore store;
+    private final Function<List<Write>, boolean[]> committer;
     private final int capacity;
+    private final long maxValueBytes;
     private final ConcurrentLinkedQueue<Write> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger size = new AtomicInteger();
+    /** Value bytes queued or in the batch being committed: they are in memory until it ends. */
+    private final AtomicLong valueBytes = new AtomicLong();
     private final Thread writer;
     private volatile boolean sleeping;
     private volatile boolean closing;
 
-    WriteQueue(RocksStore store, int capacity) {
-        this.store = store;
+    /**
+     * @param committer     commits a batch, saying for each write whether it changed anything
+     * @param capacity      writes that may wait; more are refused
+     * @param maxValueBytes value bytes that may wait or be committing; more are refused, except
+     *                      for a write alone, so that a value the node accepts is never refused for its size
+     */
+    WriteQueue(Function<List<Write>, boolean[]> committer, int capacity, long maxValueBytes) {
+        this.committer = committer;
         this.capacity = capacity;
+        this.maxValueBytes = maxValueBytes;
         this.writer = Thread.ofPlatform().name("ringkv-storage-writer").daemon().start(this::run);
     }
 
@@ -64,7 +86,15 @@ final class WriteQueue implements AutoCloseable {
         }
         if (size.incrementAndGet() > capacity) {
             size.decrementAndGet();
-            return CompletableFuture.failedFuture(new StorageOverloadedException(capacity));
+            return CompletableFuture.failedFuture(new StorageOverloadedException("more than " + capacity + " writes wait for storage"));
+        }
+        long bytes = write.valueBytes();
+        long waiting = valueBytes.addAndGet(bytes);
+        if (bytes > 0 && waiting > maxValueBytes && waiting != bytes) {
+            valueBytes.addAndGet(-bytes);
+            size.decrementAndGet();
+            return CompletableFuture.failedFuture(new StorageOverloadedException(
+                    "more than " + maxValueBytes + " bytes of values wait for storage"));
         }
         queue.offer(write);
         if (sleeping) {
@@ -75,6 +105,10 @@ final class WriteQueue implements AutoCloseable {
 
     int size() {
         return size.get();
+    }
+
+    long valueBytes() {
+        return valueBytes.get();
     }
 
     private void run() {
@@ -104,16 +138,20 @@ final class WriteQueue implements AutoCloseable {
     }
 
     private void commit(List<Write> batch) {
+        long batchBytes = batch.stream().mapToLong(Write::valueBytes).sum();
         boolean[] changed;
         try {
-            changed = store.commit(batch);
+            changed = committer.apply(batch);
         } catch (RuntimeException e) {
+            valueBytes.addAndGet(-batchBytes);
             if (!(e instanceof StorageException)) {
                 log.error("a batch of {} writes failed", batch.size(), e);
             }
             batch.forEach(write -> write.done().completeExceptionally(e));
             return;
         }
+        // Given back before the writes complete: whoever they wake finds the room.
+        valueBytes.addAndGet(-batchBytes);
         for (int i = 0; i < batch.size(); i++) {
             batch.get(i).done().complete(changed[i]);
         }

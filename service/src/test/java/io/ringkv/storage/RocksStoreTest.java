@@ -286,7 +286,7 @@ class RocksStoreTest {
     @Test
     void refusesASecondOpenOfTheSameDirectory() {
         open();
-        assertThatThrownBy(() -> RocksStore.open(new StorageSettings(dir, 1024 * 1024, false, 10, HashRing::token), LastWriteWins.ORDER))
+        assertThatThrownBy(() -> RocksStore.open(new StorageSettings(dir, 1024 * 1024, false, 10, 1 << 20, HashRing::token), LastWriteWins.ORDER))
                 .isInstanceOf(StorageException.class)
                 .hasMessageContaining(dir.toString());
     }
