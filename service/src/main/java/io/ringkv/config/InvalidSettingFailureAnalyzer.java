@@ -27,8 +27,10 @@ public class InvalidSettingFailureAnalyzer implements FailureAnalyzer {
                 default -> null;
             };
             if (invalid != null) {
-                return new FailureAnalysis(invalid.getMessage(), "Correct " + invalid.setting() + " (or its environment variable, "
-                        + invalid.setting().toUpperCase().replace('.', '_').replace("-", "") + ") and start the node again.", invalid);
+                String variable = invalid.setting().toUpperCase().replace('.', '_').replace("-", "");
+                return new FailureAnalysis(invalid.getMessage(),
+                        "Correct " + invalid.setting() + " (or its environment variable, " + variable + ") and start the node again.",
+                        invalid);
             }
         }
         return null;

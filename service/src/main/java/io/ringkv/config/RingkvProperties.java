@@ -98,11 +98,12 @@ public record RingkvProperties(
      * @param join      how a new node takes its ranges before it serves them
      */
     public record Cluster(URI self, @DefaultValue List<URI> peers, String secret, String kubernetesSecret,
-            @DefaultValue("0") @Range(max = 65535, message = "must be a TCP port (1-65535), or unset for a free one, got ${validatedValue}") int port,
+            @DefaultValue("0") @Range(max = 65535, message = PORT_RANGE) int port,
             @DefaultValue("" + HashRing.DEFAULT_VNODES) @Positive int vnodes, @DefaultValue @Valid Discovery discovery,
             @DefaultValue @Valid Departure departure, @DefaultValue @Valid Join join) {
 
         static final String KUBERNETES_SECRET = "ringkv.cluster.kubernetes-secret";
+        private static final String PORT_RANGE = "must be a TCP port (1-65535), or unset for a free one, got ${validatedValue}";
         private static final String SELF = "ringkv.cluster.self";
         private static final String PEERS = "ringkv.cluster.peers";
 
@@ -118,13 +119,15 @@ public record RingkvProperties(
             }
             if (discovery.enabled()) {
                 if (!peers.isEmpty()) {
-                    throw new InvalidSettingException("ringkv.cluster.discovery.dns-name", "set either it or " + PEERS + ", not both");
+                    throw new InvalidSettingException("ringkv.cluster.discovery.dns-name",
+                            "set either it or " + PEERS + ", not both");
                 }
                 // The others reach this node by its name: the default, a loopback address, reaches no one.
                 String host = self == null ? "127.0.0.1" : self.getHost();
                 if (host.equals("localhost") || host.startsWith("127.")) {
+                    String given = self == null ? "the default http://127.0.0.1:{server.port}" : self.toString();
                     throw new InvalidSettingException(SELF, "with DNS discovery it must be this node's stable DNS name, such as "
-                            + "http://ringkv-0.ringkv-headless:8080, not " + (self == null ? "the default http://127.0.0.1:{server.port}" : self));
+                            + "http://ringkv-0.ringkv-headless:8080, not " + given);
                 }
             }
             // Peers accept each other only on proof of the secret; a node alone needs none.
