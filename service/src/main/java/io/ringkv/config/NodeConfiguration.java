@@ -185,7 +185,7 @@ public class NodeConfiguration {
             Scheduler storageScheduler, ReactorResourceFactory resources, MeterRegistry meters) {
         var overload = properties.overload();
         Duration replicationTimeout = properties.replication().timeout();
-        var settings = new PeerServer.Settings(properties.cluster().port(),
+        var settings = new PeerServer.Settings(properties.cluster().listenPort(),
                 handshake, KeyedRecord.MAX_KEY_BYTES, maxRecordBytes(properties),
                 overload.maxReplicaRequests(), overload.maxBytesInFlight().toBytes(), replicationTimeout,
                 replicationTimeout.multipliedBy(5),

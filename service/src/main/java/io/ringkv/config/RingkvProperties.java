@@ -90,15 +90,15 @@ public record RingkvProperties(
      * @param kubernetesSecret a Kubernetes Secret in this pod's namespace that holds the cluster secret,
      *               created with a random one by the first node that finds it missing; used when
      *               {@code secret} is unset
-     * @param port   the port peers call this node on (the node-to-node protocol); unset or 0: a free
-     *               port, which the node tells on its public port ({@code GET /v0/cluster})
+     * @param port   the port peers call this node on (the node-to-node protocol); unset: a free port,
+     *               which the node tells on its public port ({@code GET /v0/cluster})
      * @param vnodes points each member takes on the hash ring
      * @param discovery finding the members through DNS instead of a static peer list
      * @param departure how a node scaled away hands its data over before it goes
      * @param join      how a new node takes its ranges before it serves them
      */
     public record Cluster(URI self, @DefaultValue List<URI> peers, String secret, String kubernetesSecret,
-            @DefaultValue("0") @Range(max = 65535, message = PORT_RANGE) int port,
+            @Range(max = 65535, message = PORT_RANGE) Integer port,
             @DefaultValue("" + HashRing.DEFAULT_VNODES) @Positive int vnodes, @DefaultValue @Valid Discovery discovery,
             @DefaultValue @Valid Departure departure, @DefaultValue @Valid Join join) {
 
@@ -142,6 +142,11 @@ public record RingkvProperties(
                         + settle(discovery) + ", twice ringkv.cluster.discovery.refresh-interval), which a leaving node waits "
                         + "for its peers to see it leaving before it hands its data over; got " + departure.timeout());
             }
+        }
+
+        /** The port to answer peers on; 0, a free one, when {@link #port} is unset. */
+        public int listenPort() {
+            return port != null ? port : 0;
         }
 
         /** This node's name on the ring: {@link #self}, by default the loopback URL of the public port. */

@@ -40,8 +40,14 @@ class SettingsValidationTest {
             assertThat(context).hasNotFailed();
             RingkvProperties properties = context.getBean(RingkvProperties.class);
             assertThat(properties.cluster().vnodes()).isEqualTo(HashRing.DEFAULT_VNODES);
-            assertThat(properties.cluster().port()).as("a free port").isZero();
+            assertThat(properties.cluster().listenPort()).as("a free port").isZero();
         });
+    }
+
+    @Test
+    void anEmptyClusterPortIsAFreeOne() {
+        node("ringkv.cluster.port=").run(context ->
+                assertThat(context.getBean(RingkvProperties.class).cluster().listenPort()).isZero());
     }
 
     @ParameterizedTest(name = "{0}")
