@@ -10,6 +10,8 @@ import org.springframework.context.annotation.Configuration;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.repair.AntiEntropy;
+import io.ringkv.repair.Cleanup;
+import io.ringkv.repair.CleanupEndpoint;
 import io.ringkv.repair.DataMovement;
 import io.ringkv.repair.Hints;
 import io.ringkv.repair.RangeSync;
@@ -49,6 +51,12 @@ public class RepairConfiguration {
     @Bean
     RepairEndpoint repairEndpoint(AntiEntropy antiEntropy, Hints hints) {
         return new RepairEndpoint(antiEntropy, hints);
+    }
+
+    @Bean
+    CleanupEndpoint cleanupEndpoint(RocksStore store, Scheduler storageScheduler, ClusterMembership membership,
+            RingkvProperties properties) {
+        return new CleanupEndpoint(new Cleanup(store, storageScheduler, membership, properties.replication().factor()));
     }
 
     @Bean

@@ -47,6 +47,14 @@ public final class TokenIntervals {
     }
 
     /**
+     * The tokens {@code member} owns in none of the given rings (among the first {@code factor}
+     * owners): what it keeps only as a leftover of an earlier ring, and may drop.
+     */
+    public static List<Interval> ownedInNone(List<HashRing> rings, int factor, String member) {
+        return where(cut(rings.toArray(HashRing[]::new)), piece -> rings.stream().noneMatch(ring -> owns(ring, factor, piece, member)));
+    }
+
+    /**
      * What moves from {@code source} to {@code receiver} while members join or leave: the tokens
      * the source owns now (among the first {@code factor} owners in {@code current}) that the
      * receiver will own (in {@code future}). A joining node pulls this from each current owner; a

@@ -282,11 +282,14 @@ public final class RocksStore implements AutoCloseable {
     }
 
     /**
-     * Removes the key's record if it is still exactly this tombstone (a newer write may have
-     * replaced it meanwhile); through the writer, like every change.
+     * Removes the key's record if it is still exactly this version: its timestamp and whether it
+     * is a tombstone (a newer write may have replaced it meanwhile); through the writer, like
+     * every change. For tombstones past their grace period, and for keys this node no longer owns.
+     *
+     * @return completes with whether the record was removed
      */
-    CompletableFuture<Boolean> purge(byte[] key, Record tombstone) {
-        return writes.submit(new WriteQueue.Write(WriteQueue.Kind.PURGE, key, tombstone, null));
+    public CompletableFuture<Boolean> removeIfUnchanged(byte[] key, Record version) {
+        return writes.submit(new WriteQueue.Write(WriteQueue.Kind.REMOVE, key, version.withoutValue(), null));
     }
 
     /**
@@ -303,7 +306,7 @@ public final class RocksStore implements AutoCloseable {
                 for (int i = 0; i < batch.size(); i++) {
                     WriteQueue.Write write = batch.get(i);
                     changed[i] = switch (write.kind()) {
-                        case RECORD, PURGE -> commitRecord(write, pending, rocks);
+                        case RECORD, REMOVE -> commitRecord(write, pending, rocks);
                         case HINT_PUT -> put(rocks, hints, write.key(), write.bytes());
                         case HINT_DELETE -> delete(rocks, hints, write.key());
                         case META_PUT -> put(rocks, meta, write.key(), write.bytes());
@@ -317,13 +320,13 @@ public final class RocksStore implements AutoCloseable {
         });
     }
 
-    /** A record write or purge, with its indexes, against the store and the batch so far. */
+    /** A record write or removal, with its indexes, against the store and the batch so far. */
     private boolean commitRecord(WriteQueue.Write write, Map<ByteBuffer, Record> pending, WriteBatch rocks)
             throws RocksDBException {
         byte[] key = write.key();
         ByteBuffer id = ByteBuffer.wrap(key);
         Record current = pending.containsKey(id) ? pending.get(id) : decode(db.get(records, key));
-        Record next = write.kind() == WriteQueue.Kind.PURGE ? purged(current, write.record()) : newer(current, write.record());
+        Record next = write.kind() == WriteQueue.Kind.REMOVE ? removed(current, write.record()) : newer(current, write.record());
         if (next == current) {
             return false;
         }
@@ -360,8 +363,9 @@ public final class RocksStore implements AutoCloseable {
         return current == null || versionOrder.compare(incoming, current) > 0 ? incoming : current;
     }
 
-    private static Record purged(Record current, Record tombstone) {
-        return tombstone.equals(current) ? null : current;
+    private static Record removed(Record current, Record version) {
+        return current != null && current.timestamp() == version.timestamp() && current.tombstone() == version.tombstone()
+                ? null : current;
     }
 
     private static byte[] indexKey(long timestamp, byte[] key) {
@@ -597,7 +601,7 @@ public final class RocksStore implements AutoCloseable {
                     }
                     byte[] key = new byte[entry.remaining()];
                     entry.get(key);
-                    purges.add(purge(key, Record.tombstone(deleted)));
+                    purges.add(removeIfUnchanged(key, Record.tombstone(deleted)));
                 }
                 index.status();
             }

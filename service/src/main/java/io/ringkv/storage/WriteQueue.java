@@ -34,8 +34,8 @@ final class WriteQueue implements AutoCloseable {
     enum Kind {
         /** Store the record unless a newer one is held. */
         RECORD,
-        /** Drop the key's record if it is still exactly this tombstone. */
-        PURGE,
+        /** Drop the key's record if it is still exactly this version (timestamp and tombstone flag). */
+        REMOVE,
         /** Put the bytes under the key in the hints. */
         HINT_PUT,
         /** Drop the key from the hints. */

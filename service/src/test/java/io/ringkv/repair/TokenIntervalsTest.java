@@ -3,6 +3,7 @@ package io.ringkv.repair;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -149,5 +150,26 @@ class TokenIntervalsTest {
         assertThat(TokenIntervals.coalesce(List.of(wrap, new TokenRange(-100, 100))))
                 .containsExactly(new Interval(Long.MIN_VALUE, Long.MAX_VALUE));
         assertThat(TokenIntervals.flatten(wrap.intervals())).containsExactly(Long.MIN_VALUE, -100, 101, Long.MAX_VALUE);
+    }
+
+    /** What a member owns in none of the rings is exactly the keys none of them gives it among the first factor owners. */
+    @Test
+    void ownedInNoneIsWhatNoRingGivesTheMember() {
+        HashRing three = new HashRing(List.of("a", "b", "c"), 16);
+        HashRing four = new HashRing(List.of("a", "b", "c", "d"), 16);
+        assertThat(TokenIntervals.ownedInNone(List.of(three), 3, "a")).as("at RF 3 of 3, a owns everything").isEmpty();
+        List<Interval> leftovers = TokenIntervals.ownedInNone(List.of(four), 2, "a");
+        List<Interval> leftoversOfBoth = TokenIntervals.ownedInNone(List.of(three, four), 2, "a");
+        for (int i = 0; i < 5000; i++) {
+            byte[] key = ("key-" + i).getBytes(StandardCharsets.UTF_8);
+            long token = HashRing.token(key);
+            assertThat(within(leftovers, token)).as("key-%d", i).isEqualTo(!four.replicasFor(key, 2).contains("a"));
+            boolean ownedInEither = three.replicasFor(key, 2).contains("a") || four.replicasFor(key, 2).contains("a");
+            assertThat(within(leftoversOfBoth, token)).as("key-%d in two rings", i).isEqualTo(!ownedInEither);
+        }
+    }
+
+    private static boolean within(List<Interval> intervals, long token) {
+        return intervals.stream().anyMatch(interval -> token >= interval.low() && token <= interval.high());
     }
 }

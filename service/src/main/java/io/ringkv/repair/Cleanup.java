@@ -1,0 +1,153 @@
+package io.ringkv.repair;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.HashRing;
+import io.ringkv.ring.MemberState;
+import io.ringkv.ring.TokenRange.Interval;
+import io.ringkv.storage.KeyedRecord;
+import io.ringkv.storage.RecordCursor;
+import io.ringkv.storage.RocksStore;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Drops what this node keeps for ranges it no longer owns: after nodes joined, the old owners
+ * still hold copies nobody reads, which cost disk, and which a range read would still merge once
+ * the owners have purged a tombstone that covers them. Run on request, as Cassandra's
+ * {@code nodetool cleanup}, and never while data moves: dropping is only safe when the ring every
+ * node uses is the one this node computes from. A record is dropped only if it is still the
+ * version seen (a write that arrives meanwhile stays); if the ring changes halfway, it stops.
+ */
+public final class Cleanup {
+
+    private static final Logger log = LoggerFactory.getLogger(Cleanup.class);
+    /** Keys read from the token index and dropped per round trip to the writer. */
+    private static final int PAGE = 512;
+
+    /** Where the last or current cleanup stands. */
+    public record Status(String state, long keysScanned, long keysDropped, Instant started, Instant ended, String reason) {
+        static final Status NEVER = new Status("never", 0, 0, null, null, null);
+    }
+
+    private final RocksStore store;
+    private final Scheduler storage;
+    private final ClusterMembership membership;
+    private final int replicationFactor;
+    private final AtomicLong scanned = new AtomicLong();
+    private final AtomicLong dropped = new AtomicLong();
+    private volatile Status status = Status.NEVER;
+
+    public Cleanup(RocksStore store, Scheduler storage, ClusterMembership membership, int replicationFactor) {
+        this.store = store;
+        this.storage = storage;
+        this.membership = membership;
+        this.replicationFactor = replicationFactor;
+    }
+
+    public Status status() {
+        Status now = status;
+        return now.state().equals("running")
+                ? new Status(now.state(), scanned.get(), dropped.get(), now.started(), null, null)
+                : now;
+    }
+
+    /**
+     * Starts a cleanup on a storage thread.
+     *
+     * @throws IllegalStateException when one runs already, or the ring is not settled (members
+     *                               joining or leaving, or this node not NORMAL)
+     */
+    public synchronized Status start() {
+        if (status.state().equals("running")) {
+            throw new IllegalStateException("a cleanup is running already");
+        }
+        ClusterMembership.View view = settledView();
+        List<Interval> leftovers = TokenIntervals.ownedInNone(rings(view), replicationFactor, membership.self());
+        scanned.set(0);
+        dropped.set(0);
+        status = new Status("running", 0, 0, Instant.now(), null, null);
+        log.info("cleanup: dropping what this node keeps in {} token intervals it no longer owns", leftovers.size());
+        storage.schedule(() -> run(view, leftovers));
+        return status();
+    }
+
+    private ClusterMembership.View settledView() {
+        ClusterMembership.View view = membership.view();
+        if (!membership.isKnown() || membership.state(membership.self()) != MemberState.NORMAL) {
+            throw new IllegalStateException("this node is not NORMAL on a known ring yet");
+        }
+        if (!view.joining().isEmpty() || !view.current().members().equals(view.future().members())) {
+            throw new IllegalStateException("members are joining or leaving: data is moving; run it once they are done");
+        }
+        return view;
+    }
+
+    private static List<HashRing> rings(ClusterMembership.View view) {
+        return Stream.concat(Stream.of(view.ring(), view.current(), view.future()), view.joining().values().stream()).toList();
+    }
+
+    /**
+     * Storage thread: may wait for the writer. Stops at any change of the view, states included:
+     * a member that starts leaving hands this node ranges it did not own when the cleanup began.
+     */
+    private void run(ClusterMembership.View view, List<Interval> leftovers) {
+        long startedNanos = System.nanoTime();
+        String outcome = "done";
+        String reason = null;
+        try {
+            for (Interval interval : leftovers) {
+                if (!dropAll(interval, view)) {
+                    outcome = "stopped";
+                    reason = "the ring changed while it ran: run it again once it has settled";
+                    break;
+                }
+            }
+        } catch (RuntimeException e) {
+            outcome = "failed";
+            reason = e.toString();
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - startedNanos);
+        status = new Status(outcome, scanned.get(), dropped.get(), status.started(), Instant.now(), reason);
+        log.info("cleanup {}: {} keys it no longer owns dropped, {} looked at, in {} ms{}", outcome, dropped.get(),
+                scanned.get(), took.toMillis(), reason == null ? "" : " (" + reason + ")");
+    }
+
+    /** Drops the interval's records page by page; false if the ring changed meanwhile (nothing more is dropped). */
+    private boolean dropAll(Interval interval, ClusterMembership.View view) {
+        try (RecordCursor cursor = store.openTokenRange(interval.low(), interval.high())) {
+            List<CompletableFuture<Boolean>> page = new ArrayList<>(PAGE);
+            for (KeyedRecord keyed = cursor.next(); keyed != null; keyed = cursor.next()) {
+                if (membership.view() != view) {
+                    awaitPage(page);
+                    return false;
+                }
+                scanned.incrementAndGet();
+                page.add(store.removeIfUnchanged(keyed.key(), keyed.record()));
+                if (page.size() == PAGE) {
+                    awaitPage(page);
+                }
+            }
+            awaitPage(page);
+            return true;
+        }
+    }
+
+    private void awaitPage(List<CompletableFuture<Boolean>> page) {
+        for (CompletableFuture<Boolean> removal : page) {
+            if (removal.join()) {
+                dropped.incrementAndGet();
+            }
+        }
+        page.clear();
+    }
+}
