@@ -3,6 +3,7 @@ package io.ringkv.config;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -117,6 +118,10 @@ public record RingkvProperties(
                     throw new InvalidSettingException(PEERS, "'" + peer + "' is listed twice");
                 }
             }
+            if (self != null && !peers.isEmpty()) {
+                // Checked first: a node that is not on its own list has a wrong list, secret or not.
+                requireAmongPeers(nodeName(SELF, self), names);
+            }
             if (discovery.enabled()) {
                 if (!peers.isEmpty()) {
                     throw new InvalidSettingException("ringkv.cluster.discovery.dns-name",
@@ -160,10 +165,14 @@ public record RingkvProperties(
                 return List.of(selfName);
             }
             List<String> names = peers.stream().map(peer -> nodeName(PEERS, peer)).toList();
+            requireAmongPeers(selfName, names);
+            return names;
+        }
+
+        private static void requireAmongPeers(String selfName, Collection<String> names) {
             if (!names.contains(selfName)) {
                 throw new InvalidSettingException(SELF, selfName + " is not among " + PEERS + " " + names);
             }
-            return names;
         }
 
         /**
