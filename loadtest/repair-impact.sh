@@ -17,6 +17,8 @@
 # (more settings for every node, e.g. "--ringkv.repair.rate=2MB").
 set -euo pipefail
 cd "$(dirname "$0")/.."
+LOG_NAME=repair-impact
+. bin/lib/common.sh
 
 KEYS=${KEYS:-200000}
 RATE=${RATE:-300}
@@ -29,11 +31,8 @@ out=loadtest/results/repair-impact-$(date +%Y%m%d-%H%M%S)
 work=$(mktemp -d "${TMPDIR:-/tmp}/ringkv-repair-impact.XXXXXX")
 mkdir -p "$out"
 
-log() { printf '[repair-impact %4ss] %s\n' "$SECONDS" "$*"; }
-
 [ -f "$JAR" ] || bin/with-jdk ./mvnw -B -q -DskipTests package
 k6=$(bin/k6)
-java=$(bin/with-jdk sh -c 'command -v java')
 
 ports=("$PORT_BASE" $((PORT_BASE + 1)) $((PORT_BASE + 2)))
 urls=()
@@ -43,18 +42,15 @@ pids=(0 0 0)
 
 start_node() { # index [more settings]
   local i=$1; shift
-  # Scheduled repairs far apart (at most half the grace period): only the one asked for runs.
-  "$java" -Xmx256m -jar "$JAR" --server.port="${ports[$i]}" --ringkv.data-dir="$work/data$i" \
+  # Sized and started as bin/cluster starts its nodes (bin/node), from the fat jar. Scheduled
+  # repairs far apart (at most half the grace period): only the one asked for runs.
+  bin/node --jar "$JAR" --server.port="${ports[$i]}" --ringkv.data-dir="$work/data$i" \
     --ringkv.cluster.self="${urls[$i]}" --ringkv.cluster.peers="$peers" --ringkv.cluster.secret="$SECRET" \
     --ringkv.repair.interval=12h ${NODE_ARGS:-} "$@" >>"$out/node$i.log" 2>&1 &
   pids[$i]=$!
 }
-await_ready() { # index
-  local deadline=$((SECONDS + 120))
-  until curl -fs "${urls[$1]}/actuator/health/readiness" >/dev/null 2>&1; do
-    [ $SECONDS -lt $deadline ] || { echo "node $1 not ready; its log: $out/node$1.log" >&2; exit 1; }
-    sleep 0.5
-  done
+await_ready() { # index: the warm-up done, so that the runs measure a warm node
+  await_node "${urls[$1]}" "${pids[$1]}" "$out/node$1.log" /actuator/health/readiness
 }
 stop_node() { # index
   kill -TERM "${pids[$1]}" 2>/dev/null || true
@@ -66,12 +62,13 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+for port in "${ports[@]}"; do port_free "$port" || die "port $port is in use: set PORT_BASE to a free range"; done
 
 run_k6() { # label; k6's exit code 99 (kv.js's p99 < 10 ms threshold crossed) is a result here, not a failure
   local rc=0
   "$k6" run -q -e NODES="$peers" -e SCENARIO=mixed -e RATE="$RATE" -e DURATION="$DURATION" -e REPLICAS=2/3 \
     -e KEYSPACE="$KEYS" -e VALUE_SIZE="$VALUE_SIZE" -e SUMMARY_JSON="$out/$1.json" loadtest/kv.js >"$out/$1.log" 2>&1 || rc=$?
-  [ $rc = 0 ] || [ $rc = 99 ] || { echo "k6 failed ($rc); see $out/$1.log" >&2; exit 1; }
+  [ $rc = 0 ] || [ $rc = 99 ] || die "k6 failed ($rc); see $out/$1.log"
 }
 p() { # summary quantile -> milliseconds of http_req_duration
   python3 -c 'import json,sys; print("%.1f" % json.load(open(sys.argv[1]))["metrics"]["http_req_duration"]["values"][sys.argv[2]])' "$1" "$2"

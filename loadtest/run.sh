@@ -47,7 +47,8 @@
 #                  (bin/aot-cache: the jar extracted and a training run, kept in the cache dir per
 #                  jar); 0 starts them from the fat jar. A jar without the training mode (older
 #                  builds) always starts without.
-#   NODE_HEAP      256m                       -Xmx of every JVM started
+#   NODE_HEAP      256m                       -Xmx of every JVM started (ringkv nodes: bin/node --heap,
+#                                             direct memory a quarter of it)
 #   PORT_BASE      18080                      clusters on PORT_BASE..+2, single node +10, netty +11,
 #                                             etcd clients +20..+22 and peers +30..+32
 #   SLOW_NODE_DELAY  unset                    e.g. 50ms: the clusters' third node answers every replica
@@ -66,13 +67,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
+LOG_NAME=loadtest
+. bin/lib/common.sh
 
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
   exit 0
 fi
 
-die() { printf 'run.sh: %s\n' "$*" >&2; exit 1; }
 [ -z "${BASELINES+x}" ] || die "BASELINES is gone: use TARGETS, e.g. TARGETS=\"cluster single netty\" (default: \"cluster cluster-sync single netty etcd\")"
 
 TARGETS=${TARGETS:-"cluster cluster-sync single netty etcd"}
@@ -122,9 +124,7 @@ mkdir -p "$run_dir/k6" "$run_dir/logs" "$data_dir" "$cache_dir"
 printf 'target\tscenario\treplicas\trate\tduration\tstart\tend\trc\tsummary\tcsv\n' >"$run_dir/runs.tsv"
 printf 'step\tseconds\n' >"$run_dir/timings.tsv"
 
-t0=$(date +%s)
-log() { printf '==> [%5ss] %s\n' "$(($(date +%s) - t0))" "$*"; }
-step_start=$t0
+step_start=$(date +%s)
 step_name=""
 step() { # ends the current step (recording its time) and starts the next one
   local now; now=$(date +%s)
@@ -152,7 +152,7 @@ cleanup() {
     [ "$(wc -l <"$run_dir/runs.tsv")" -gt 1 ]; then
     "$py" loadtest/report.py "$run_dir" || true
   fi
-  [ "$rc" -eq 0 ] || printf 'run.sh: stopped (exit %s); what was measured is in %s\n' "$rc" "${run_dir#"$repo"/}" >&2
+  [ "$rc" -eq 0 ] || log "stopped (exit $rc); what was measured is in ${run_dir#"$repo"/}"
   exit "$rc"
 }
 trap cleanup EXIT
@@ -175,31 +175,19 @@ stop_all() { # SIGTERM (a node finishes what is in flight and closes RocksDB), S
   : >"$run_dir/procs.tsv"
 }
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-jvm_flags=(-Xmx"$NODE_HEAP" -XX:+ExitOnOutOfMemoryError --enable-native-access=ALL-UNNAMED)
 # PROFILE=1: async-profiler is loaded into the running JVM before each run (no warning about a
 # dynamically loaded agent), and the JIT keeps debug info at every instruction, not only at
 # safepoints, so that inlined frames are attributed right.
-[ "$PROFILE" != 1 ] || jvm_flags+=(-XX:+EnableDynamicAgentLoading -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints)
+profile_flags=()
+[ "$PROFILE" != 1 ] || profile_flags=(-XX:+EnableDynamicAgentLoading -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints)
 
-start_java() { # name log java-args... ; the JVM's pid is recorded for stopping and RSS sampling
+start_server() { # name log command... ; its pid is recorded for stopping and RSS sampling
   local name=$1 logf=$2; shift 2
-  bin/with-jdk java "${jvm_flags[@]}" "$@" >"$logf" 2>&1 &
-  local pid=$! # bin/with-jdk execs java, so this is the JVM itself
+  "$@" >"$logf" 2>&1 &
+  local pid=$! # bin/node and bin/with-jdk exec java, so this is the JVM itself (or etcd)
   pids+=("$pid")
   printf '%s\t%s\n' "$name" "$pid" >>"$run_dir/procs.tsv"
   log "$name: pid $pid, log ${logf#"$repo"/}"
-}
-
-wait_ready() { # url pid log
-  local url=$1 pid=$2 logf=$3 _
-  for _ in $(seq 1 240); do
-    kill -0 "$pid" 2>/dev/null || { tail -n 20 "$logf" >&2; die "the process for $url exited"; }
-    curl -fs -o /dev/null "$url/v0/status" && return 0
-    sleep 0.5
-  done
-  die "$url did not serve /v0/status within 120 s"
 }
 
 # Every second: the resident memory (VmRSS, KiB) and CPU time (utime+stime, clock ticks) of every
@@ -349,9 +337,12 @@ secret=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 
 jar_sum=$(sha256sum "$node_jar" | cut -c1-16)
 
-# How ringkv JVMs are launched: from the fat jar, or (AOT=1, a jar that has the training mode) from
-# its extracted form with the ahead-of-time cache, the way the container image starts them.
-ringkv_launch_args=(-jar "$node_jar")
+# How ringkv nodes are launched (bin/node, as bin/cluster and the tests launch them): from the fat
+# jar, or (AOT=1, a jar that has the training mode) from its extracted form with the ahead-of-time
+# cache, the way the container image starts them.
+ringkv_node=(bin/node --heap "$NODE_HEAP")
+for flag in "${profile_flags[@]}"; do ringkv_node+=(--jvm "$flag"); done
+launch_jar=(--jar "$node_jar")
 aot_used="no (AOT=${AOT:-1})"
 if [ "${AOT:-1}" = 1 ]; then
   # Listed first: grep -q would stop reading early, and pipefail would take unzip's SIGPIPE for a no.
@@ -361,12 +352,13 @@ if [ "${AOT:-1}" = 1 ]; then
     mkdir -p "$cache_dir/aot"
     [ -f "$cache_dir/aot/ringkv-$jar_sum.jar" ] || cp "$node_jar" "$cache_dir/aot/ringkv-$jar_sum.jar"
     aot_dir=$(bin/aot-cache "$cache_dir/aot/ringkv-$jar_sum.jar") || die "bin/aot-cache failed"
-    ringkv_launch_args=(-XX:AOTCache="$aot_dir/ringkv.aot" -XX:+UseG1GC -jar "$aot_dir/ringkv.jar")
+    launch_jar=(--jar "$cache_dir/aot/ringkv-$jar_sum.jar" --aot)
     aot_used="yes: $aot_dir/ringkv.aot"
   else
     aot_used="no: this jar has no training mode (io.ringkv.startup.TrainingRun)"
   fi
 fi
+ringkv_node+=("${launch_jar[@]}")
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
   echo "ahead-of-time cache: $aot_used"
@@ -388,7 +380,7 @@ fi
   echo "k6: $("$k6" version 2>/dev/null | head -n 1)"
   [ "$WRK" != 1 ] || echo "wrk: $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2)"
   ! contains "$TARGETS" etcd || echo "etcd: $(etcd --version 2>/dev/null | head -n 1 | sed 's/^etcd Version: //')"
-  echo "heap: -Xmx$NODE_HEAP"
+  echo "heap: -Xmx$NODE_HEAP (ringkv nodes: direct memory a quarter of it, as bin/node --heap sizes it)"
   echo "clock ticks: $(getconf CLK_TCK)"
   # What an acknowledged write survives, and what a read sees, for each store measured.
   if contains "$TARGETS" cluster || contains "$TARGETS" single; then
@@ -647,7 +639,7 @@ start_ringkv() { # target name port peers(or "") extra-args...
   local url=http://127.0.0.1:$port
   [ -z "$peers" ] || peer_args=(--ringkv.cluster.peers="$peers")
   ringkv_launch+=("$(date +%s%3N)")
-  start_java "$name" "$run_dir/logs/$name.log" "${ringkv_launch_args[@]}" \
+  start_server "$name" "$run_dir/logs/$name.log" "${ringkv_node[@]}" \
     --server.port="$port" --ringkv.data-dir="$data_dir/$target/$name" --ringkv.cluster.self="$url" \
     "${peer_args[@]}" --ringkv.cluster.secret="$secret" "$@"
   ringkv_names+=("$name") ringkv_urls+=("$url") ringkv_pids+=("${pids[-1]}")
@@ -724,14 +716,11 @@ start_etcd() { # three members, fresh data, default durability (fsync of the WAL
   etcd_urls=""
   for i in 0 1 2; do
     cport=${etcd_client_ports[$i]} pport=${etcd_peer_ports[$i]} name=etcd-${etcd_client_ports[$i]}
-    etcd --name "etcd-$i" --data-dir "$data_dir/etcd/etcd-$i" \
+    start_server "$name" "$run_dir/logs/$name.log" etcd --name "etcd-$i" --data-dir "$data_dir/etcd/etcd-$i" \
       --listen-client-urls "http://127.0.0.1:$cport" --advertise-client-urls "http://127.0.0.1:$cport" \
       --listen-peer-urls "http://127.0.0.1:$pport" --initial-advertise-peer-urls "http://127.0.0.1:$pport" \
       --initial-cluster "$initial" --initial-cluster-token "ringkv-loadtest-$stamp" --initial-cluster-state new \
-      --logger zap --log-outputs stderr >"$run_dir/logs/$name.log" 2>&1 &
-    pids+=($!)
-    printf '%s\t%s\n' "$name" "$!" >>"$run_dir/procs.tsv"
-    log "$name: pid $!, log logs/$name.log"
+      --logger zap --log-outputs stderr
     etcd_urls+="http://127.0.0.1:$cport,"
   done
   etcd_urls=${etcd_urls%,}
@@ -773,9 +762,9 @@ for current_target in $TARGETS; do
       step "baseline: bare Reactor Netty answering from memory"
       store=ringkv # it speaks ringkv's public API
       url=http://127.0.0.1:$netty_port
-      start_java "netty-$netty_port" "$run_dir/logs/netty-$netty_port.log" -cp "$classpath" \
-        loadtest/baseline/NettyBaseline.java "$netty_port" "$VALUE_SIZE"
-      wait_ready "$url" "${pids[0]}" "$run_dir/logs/netty-$netty_port.log"
+      start_server "netty-$netty_port" "$run_dir/logs/netty-$netty_port.log" bin/with-jdk java -Xmx"$NODE_HEAP" \
+        -XX:+ExitOnOutOfMemoryError --enable-native-access=ALL-UNNAMED "${profile_flags[@]}" -cp "$classpath" loadtest/baseline/NettyBaseline.java "$netty_port" "$VALUE_SIZE"
+      await_node "$url" "${pids[0]}" "$run_dir/logs/netty-$netty_port.log"
       # It answers from memory: nothing to fill.
       measure netty "$url" netty- - 0
       ;;
