@@ -51,15 +51,17 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
 {{/*
-Labels of the helm test pod. Deliberately NOT a superset of the selector labels,
-so that the Services, the PodDisruptionBudget and the StatefulSet never select it.
+Labels of what runs beside the nodes, the helm test pod and the loadtest Job:
+(dict "ctx" $ "component" "test"). Deliberately NOT a superset of the selector
+labels, so that the Services, the PodDisruptionBudget and the StatefulSet never
+select them (the client Service must never send requests to the k6 pod).
 */}}
-{{- define "ringkv.testLabels" -}}
-helm.sh/chart: {{ include "ringkv.chart" . }}
-app.kubernetes.io/name: {{ include "ringkv.name" . }}-test
-app.kubernetes.io/instance: {{ .Release.Name }}
-app.kubernetes.io/component: test
-app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- define "ringkv.componentLabels" -}}
+helm.sh/chart: {{ include "ringkv.chart" .ctx }}
+app.kubernetes.io/name: {{ include "ringkv.name" .ctx }}-{{ .component }}
+app.kubernetes.io/instance: {{ .ctx.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+app.kubernetes.io/managed-by: {{ .ctx.Release.Service }}
 {{- end }}
 
 {{/*

@@ -11,18 +11,6 @@ The scripts put in the ConfigMap; helm/verify.sh checks they are byte-identical 
 fill.js kv.js lib.js
 {{- end }}
 
-{{/*
-Labels of the loadtest Job and its pod. Like the test labels, deliberately NOT a superset of
-the selector labels: the client Service must never send requests to the k6 pod.
-*/}}
-{{- define "ringkv.loadtestLabels" -}}
-helm.sh/chart: {{ include "ringkv.chart" . }}
-app.kubernetes.io/name: {{ include "ringkv.name" . }}-loadtest
-app.kubernetes.io/instance: {{ .Release.Name }}
-app.kubernetes.io/component: loadtest
-app.kubernetes.io/managed-by: {{ .Release.Service }}
-{{- end }}
-
 {{- define "ringkv.loadtestConfigMapName" -}}
 {{- printf "%s-loadtest" (include "ringkv.fullname" .) }}
 {{- end }}
@@ -126,7 +114,7 @@ The Job's pod template (spec.template). Its hash names the Job (see ringkv.loadt
 {{- define "ringkv.loadtestPodTemplate" -}}
 metadata:
   labels:
-    {{- include "ringkv.loadtestLabels" . | nindent 4 }}
+    {{- include "ringkv.componentLabels" (dict "ctx" . "component" "loadtest") | nindent 4 }}
 spec:
   restartPolicy: Never
   automountServiceAccountToken: false
