@@ -3,6 +3,7 @@ package io.ringkv.config;
 import java.time.Duration;
 import java.util.HexFormat;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -21,6 +22,7 @@ import io.ringkv.peer.Handshake;
 import io.ringkv.peer.NodeInfoClient;
 import io.ringkv.peer.PeerConnector;
 import io.ringkv.peer.PeerServer;
+import io.ringkv.peer.PeerServerCustomizer;
 import io.ringkv.repair.AntiEntropy;
 import io.ringkv.repair.Hints;
 import io.ringkv.repair.RepairLedger;
@@ -182,15 +184,17 @@ public class NodeConfiguration {
     /** Answers peers on the cluster port; it takes the storage scheduler so that it closes before it. */
     @Bean(destroyMethod = "close")
     PeerServer peerServer(RingkvProperties properties, Handshake handshake, ReplicaService replicaService,
-            Scheduler storageScheduler, ReactorResourceFactory resources, MeterRegistry meters) {
+            Scheduler storageScheduler, ReactorResourceFactory resources, MeterRegistry meters,
+            ObjectProvider<PeerServerCustomizer> customizers) {
         var overload = properties.overload();
         Duration replicationTimeout = properties.replication().timeout();
         var settings = new PeerServer.Settings(properties.cluster().listenPort(),
                 handshake, KeyedRecord.MAX_KEY_BYTES, maxRecordBytes(properties),
                 overload.maxReplicaRequests(), overload.maxBytesInFlight().toBytes(), replicationTimeout,
-                replicationTimeout.multipliedBy(5),
-                properties.testing().replicaDelay());
-        return new PeerServer(settings, replicaService, storageScheduler, resources.getLoopResources(), meters);
+                replicationTimeout.multipliedBy(5));
+        return new PeerServer(settings, replicaService, storageScheduler, resources.getLoopResources(), meters,
+                server -> customizers.orderedStream().reduce(server, (customized, customizer) -> customizer.apply(customized),
+                        (first, second) -> second));
     }
 
     @Bean

@@ -39,7 +39,6 @@ import jakarta.validation.constraints.PositiveOrZero;
  * @param health        how sick peers are detected
  * @param overload      how many requests a node works on at once
  * @param startup       what a node does before it reports ready
- * @param testing       fault injection for tests; never set in production
  */
 @Validated
 @ConfigurationProperties("ringkv")
@@ -54,8 +53,7 @@ public record RingkvProperties(
         @DefaultValue @Valid Storage storage,
         @DefaultValue @Valid Health health,
         @DefaultValue @Valid Overload overload,
-        @DefaultValue @Valid Startup startup,
-        @DefaultValue @Valid Testing testing) {
+        @DefaultValue @Valid Startup startup) {
 
     static final String DATA_DIR = "ringkv.data-dir";
 
@@ -356,10 +354,6 @@ public record RingkvProperties(
      */
     public record Startup(@DefaultValue("1000") @PositiveOrZero int warmUpRequests,
             @DefaultValue("30s") @Positive Duration warmUpTimeout) {
-    }
-
-    /** @param replicaDelay delays every answer this node gives its peers: a slow node, for tests */
-    public record Testing(@DefaultValue("0ms") @PositiveOrZero Duration replicaDelay) {
     }
 
     private static boolean isBlank(String value) {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,10 +46,9 @@ public final class PeerServer implements AutoCloseable {
      *                          maxBytes before it is refused as overloaded: the peers' replication
      *                          timeout, after which they no longer wait for it
      * @param handshakeTimeout  how long a new connection has to prove the secret
-     * @param responseDelay     for tests only: every answer is sent this much later (a slow node)
      */
     public record Settings(int port, Handshake handshake, int maxKeyLength, int maxRecordLength, int maxRequests,
-            long maxBytes, Duration readWait, Duration handshakeTimeout, Duration responseDelay) {
+            long maxBytes, Duration readWait, Duration handshakeTimeout) {
 
         /** The largest frame: a write of the longest key and the largest record. */
         int maxFrame() {
@@ -69,7 +69,12 @@ public final class PeerServer implements AutoCloseable {
     private final Set<String> refusalsLogged = ConcurrentHashMap.newKeySet();
     private final DisposableServer server;
 
-    public PeerServer(Settings settings, PeerService service, Scheduler storage, LoopResources loops, MeterRegistry meters) {
+    /**
+     * @param customizer changes the server before it binds, as Spring Boot's NettyServerCustomizer
+     *                   does the public one's: the tests' fault injection adds to its pipeline
+     */
+    public PeerServer(Settings settings, PeerService service, Scheduler storage, LoopResources loops, MeterRegistry meters,
+            UnaryOperator<TcpServer> customizer) {
         this.settings = settings;
         this.service = service;
         this.storage = storage;
@@ -91,7 +96,7 @@ public final class PeerServer implements AutoCloseable {
         Gauge.builder("ringkv.replica.requests.limit", settings::maxRequests)
                 .description("Requests from peers this node works on at most")
                 .register(meters);
-        this.server = TcpServer.create()
+        this.server = customizer.apply(TcpServer.create()
                 .runOn(loops)
                 .port(settings.port())
                 // Set up when the channel is created, so that the session sees it become active; before
@@ -101,7 +106,7 @@ public final class PeerServer implements AutoCloseable {
                         .addFirst("ringkv.flush", new FlushConsolidationHandler(256, true))
                         .addBefore(NettyPipeline.ReactiveBridge, "ringkv.frames", new FrameDecoder(settings.maxFrame()))
                         .addBefore(NettyPipeline.ReactiveBridge, "ringkv.session", new ServerSession(this)))
-                .handle((in, out) -> Mono.never())
+                .handle((in, out) -> Mono.never()))
                 .bindNow();
         log.info("answering peers on port {}", port());
     }

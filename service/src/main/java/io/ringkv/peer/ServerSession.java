@@ -323,14 +323,9 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         return allocator -> Wire.error(allocator, id, code, message);
     }
 
-    /** Sends an answer to a point request, after the test-only response delay if one is set. */
+    /** Sends an answer to a point request. */
     private void answer(Answer answer) {
-        long delay = server.settings.responseDelay().toNanos();
-        if (delay == 0) {
-            send(answer);
-        } else {
-            channel.eventLoop().schedule(() -> send(answer), delay, TimeUnit.NANOSECONDS);
-        }
+        send(answer);
     }
 
     /** From any thread: encodes and writes the answer on the event loop. */

@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -35,10 +36,12 @@ import io.netty.buffer.Unpooled;
 import io.ringkv.ring.HashRing;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
+import io.ringkv.testing.ReplicaDelay;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.tcp.TcpServer;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.resources.LoopResources;
@@ -75,16 +78,16 @@ class PeerProtocolTest {
     }
 
     private PeerServer server() {
-        return server(Duration.ZERO);
+        return server(UnaryOperator.identity());
     }
 
-    private PeerServer server(Duration responseDelay) {
-        return server(responseDelay, 64L << 20);
+    private PeerServer server(UnaryOperator<TcpServer> customizer) {
+        return server(customizer, 64L << 20);
     }
 
-    private PeerServer server(Duration responseDelay, long maxBytes) {
+    private PeerServer server(UnaryOperator<TcpServer> customizer, long maxBytes) {
         server = new PeerServer(new PeerServer.Settings(0, new Handshake(SECRET), 1024, MAX_VALUE + 10, 10_000, maxBytes,
-                TIMEOUT, TIMEOUT, responseDelay), store, storage, loops, meters);
+                TIMEOUT, TIMEOUT), store, storage, loops, meters, customizer);
         return server;
     }
 
@@ -226,7 +229,7 @@ class PeerProtocolTest {
     @Test
     void aServerWithAnotherSecretIsNotTrusted() {
         server = new PeerServer(new PeerServer.Settings(0, new Handshake("other-secret"), 1024, MAX_VALUE + 10, 100, 64L << 20,
-                TIMEOUT, TIMEOUT, Duration.ZERO), store, storage, loops, meters);
+                TIMEOUT, TIMEOUT), store, storage, loops, meters, UnaryOperator.identity());
         assertThatThrownBy(() -> client().read(bytes("k")).block(WAIT)).isInstanceOf(PeerException.Refused.class);
     }
 
@@ -286,7 +289,7 @@ class PeerProtocolTest {
     /** Peers' writes are bounded in bytes apart from requests: past it, refused at once; a write alone always fits. */
     @Test
     void writesPastTheByteBoundAreRefusedAtOnceUntilOthersEnd() {
-        server(Duration.ZERO, 100);
+        server(UnaryOperator.identity(), 100);
         PeerClient client = client();
         store.slowWrites = new CompletableFuture<>();
         Mono<?> first = client.write(bytes("first"), Record.value(1, new byte[60])).cache();
@@ -345,7 +348,7 @@ class PeerProtocolTest {
     /** Answers that come late, many at once, still reach their callers, and nothing waits longer. */
     @Test
     void aSlowPeersAnswersStillReachTheirCallers() {
-        server(Duration.ofMillis(300));
+        server(ReplicaDelay.delaying(Duration.ofMillis(300)));
         PeerClient client = client();
         client.write(bytes("slow"), Record.value(1, bytes("v"))).block(WAIT);
         long started = System.nanoTime();
