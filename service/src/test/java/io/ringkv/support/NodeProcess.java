@@ -16,7 +16,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A node as operators run it: the packaged jar in its own JVM with {@code -Xmx256m} (or less),
- * stopped with SIGTERM. Its output goes to a log file that failing tests can show.
+ * stopped with SIGTERM. Started by {@code bin/node}, as {@code bin/cluster} and the benchmarks start
+ * theirs, so that its JVM flags are theirs too; the launcher execs the JVM, so this process is the
+ * JVM itself (signals, resident memory). Its output goes to a log file that failing tests can show.
  */
 public final class NodeProcess implements AutoCloseable {
 
@@ -31,26 +33,19 @@ public final class NodeProcess implements AutoCloseable {
         this.port = port;
     }
 
-    /** @param heap the -Xmx value, such as 256m */
+    /** @param heap the -Xmx value in MiB, such as 256m (bin/node gives direct memory a quarter of it) */
     public static NodeProcess of(String heap, int port, Path log, String... settings) {
         String jar = System.getProperty("ringkv.jar");
         if (jar == null || !Files.exists(Path.of(jar))) {
             throw new IllegalStateException("the packaged jar is missing (" + jar + "): run these tests with mvn verify");
         }
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + heap, "-XX:MaxDirectMemorySize=" + directMemory(heap),
-                "-XX:+ExitOnOutOfMemoryError", "-jar", jar,
-                "--server.port=" + port));
+        String launcher = System.getProperty("ringkv.launcher");
+        if (launcher == null || !Files.isExecutable(Path.of(launcher))) {
+            throw new IllegalStateException("bin/node is missing (" + launcher + "): run these tests with mvn verify");
+        }
+        List<String> command = new ArrayList<>(List.of(launcher, "--jar", jar, "--heap", heap, "--server.port=" + port));
         command.addAll(List.of(settings));
         return new NodeProcess(command, log, port);
-    }
-
-    /** Direct memory in about the chart's proportion to the heap (8 % and 33 % of the memory limit). */
-    private static String directMemory(String heap) {
-        if (!heap.matches("[0-9]+m")) {
-            throw new IllegalArgumentException("a heap in MiB, such as 256m, got " + heap);
-        }
-        return Integer.parseInt(heap.substring(0, heap.length() - 1)) / 4 + "m";
     }
 
     /**
@@ -77,7 +72,8 @@ public final class NodeProcess implements AutoCloseable {
         try {
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-            builder.environment().put("MALLOC_ARENA_MAX", "2"); // as the image sets it
+            // The JDK of the tests (bin/with-jdk takes JAVA_HOME when it is new enough).
+            builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
             process = builder.start();
             return this;
         } catch (IOException e) {
