@@ -52,7 +52,8 @@
 #   PORT_BASE      18080                      clusters on PORT_BASE..+2, single node +10, netty +11,
 #                                             etcd clients +20..+22 and peers +30..+32
 #   SLOW_NODE_DELAY  unset                    e.g. 50ms: the clusters' third node answers every replica
-#                                             call that much late (ringkv.testing.replica-delay)
+#                                             call that much late (ringkv.testing.replica-delay, from
+#                                             the tests' service/target/ringkv-faults.jar)
 #   NO_BUILD=1     never build the jar          KEEP_DATA=1  keep the RocksDB and etcd data after the run
 #   KEEP_RAW=1     keep k6's per-request CSVs (the cold run's is always kept) and the profiles' .jfr
 #   TIMELINE=0     1: per-second timelines (the over-time charts) of every k6 run, from k6's
@@ -236,6 +237,12 @@ fi
 # The nodes run a copy, so a rebuild during the benchmark cannot change the jar under them.
 cp "$jar" "$data_dir/ringkv.jar"
 node_jar=$data_dir/ringkv.jar
+if [ -n "$SLOW_NODE_DELAY" ]; then
+  # The slow node's delay is test code, apart from ringkv.jar: the tests' fault injection.
+  [ -f service/target/ringkv-faults.jar ] ||
+    die "SLOW_NODE_DELAY needs service/target/ringkv-faults.jar: bin/with-jdk ./mvnw -B -DskipTests package builds it"
+  cp service/target/ringkv-faults.jar "$data_dir/ringkv-faults.jar"
+fi
 
 # wrk and etcd: Debian's packages, installed when missing (CI machines start fresh).
 apt_install() { # command package why
@@ -342,6 +349,8 @@ jar_sum=$(sha256sum "$node_jar" | cut -c1-16)
 # cache, the way the container image starts them.
 ringkv_node=(bin/node --heap "$NODE_HEAP")
 for flag in "${profile_flags[@]}"; do ringkv_node+=(--jvm "$flag"); done
+# On every node's class path; only the slow node sets the delay.
+[ -z "$SLOW_NODE_DELAY" ] || ringkv_node+=(--faults "$data_dir/ringkv-faults.jar")
 launch_jar=(--jar "$node_jar")
 aot_used="no (AOT=${AOT:-1})"
 if [ "${AOT:-1}" = 1 ]; then
