@@ -52,7 +52,7 @@ final class EntityHandler {
     Mono<ServerResponse> get(ServerRequest request) {
         byte[] key = EntityRequests.key(request);
         Placement placement = coordinator.placement();
-        var factor = EntityRequests.replicas(request, placement.size(), coordinator.replicationFactor());
+        var factor = EntityRequests.replicas(request, placement, coordinator.replicationFactor());
         if (!admission.hasRoomFor(1)) {
             // Full already: refused before its replicas read and send values it could not keep.
             throw OverloadedException.bytesInFlight();
@@ -74,7 +74,7 @@ final class EntityHandler {
     Mono<ArrivedPut> arrive(ServerRequest request) {
         byte[] key = EntityRequests.key(request);
         // Bad parameters are refused before the body is waited for; checked again with the ring of the moment in put.
-        EntityRequests.replicas(request, coordinator.placement().size(), coordinator.replicationFactor());
+        EntityRequests.replicas(request, coordinator.placement(), coordinator.replicationFactor());
         long declared = request.headers().contentLength().orElse(-1);
         if (declared > maxValueBytes) {
             throw tooLarge();
@@ -109,7 +109,7 @@ final class EntityHandler {
 
     Mono<ServerResponse> put(ArrivedPut put) {
         Placement placement = coordinator.placement();
-        var factor = EntityRequests.replicas(put.request(), placement.size(), coordinator.replicationFactor());
+        var factor = EntityRequests.replicas(put.request(), placement, coordinator.replicationFactor());
         // The replicas hold the bytes too, past the answer, until the slowest has ended.
         return Mono.defer(() -> {
                     put.held().retain();
@@ -126,7 +126,7 @@ final class EntityHandler {
     Mono<ServerResponse> delete(ServerRequest request) {
         byte[] key = EntityRequests.key(request);
         Placement placement = coordinator.placement();
-        var factor = EntityRequests.replicas(request, placement.size(), coordinator.replicationFactor());
+        var factor = EntityRequests.replicas(request, placement, coordinator.replicationFactor());
         return coordinator.delete(key, factor, placement).then(ServerResponse.status(HttpStatus.ACCEPTED).build());
     }
 

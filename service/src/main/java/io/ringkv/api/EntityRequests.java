@@ -7,6 +7,8 @@ import java.util.List;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.reactive.function.server.ServerRequest;
 
+import io.ringkv.overload.OverloadedException;
+import io.ringkv.replication.Placement;
 import io.ringkv.replication.ReplicationFactor;
 import io.ringkv.storage.KeyedRecord;
 
@@ -48,11 +50,30 @@ public final class EntityRequests {
         return value == null ? null : checkedKey(name, value);
     }
 
-    static ReplicationFactor replicas(ServerRequest request, int clusterSize, int replicationFactor) {
+    /**
+     * The {@code replicas} parameter, checked against the members that hold data now. A {@code from}
+     * that only the members joining will make possible (the seconds after a fresh install, while
+     * the later nodes pull their ranges) is worth a retry: 503, not 400.
+     */
+    static ReplicationFactor replicas(ServerRequest request, Placement placement, int replicationFactor) {
+        String replicas = single(request, "replicas");
         try {
-            return ReplicationFactor.parse(single(request, "replicas"), clusterSize, replicationFactor);
+            return ReplicationFactor.parse(replicas, placement.size(), replicationFactor);
         } catch (IllegalArgumentException e) {
+            if (placement.members() > placement.size() && fits(replicas, placement.members(), replicationFactor)) {
+                throw new OverloadedException(e.getMessage() + " holding data now; " + (placement.members() - placement.size())
+                        + " more will once they have joined: retry shortly");
+            }
             throw new BadRequestException(e.getMessage());
+        }
+    }
+
+    private static boolean fits(String replicas, int members, int replicationFactor) {
+        try {
+            ReplicationFactor.parse(replicas, members, replicationFactor);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
         }
     }
 

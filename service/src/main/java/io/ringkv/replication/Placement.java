@@ -27,6 +27,13 @@ public record Placement(HashRing current, HashRing future, Collection<HashRing> 
         return current.size();
     }
 
+    /** How many members there are, those joining or leaving included. */
+    public int members() {
+        Set<String> all = new LinkedHashSet<>(current.members());
+        all.addAll(future.members());
+        return all.size();
+    }
+
     /** The replicas a read of the key asks, its primary first. */
     public List<Replica> readReplicas(byte[] key, int from) {
         return current.replicasFor(key, from).stream().map(replicas).toList();
