@@ -85,7 +85,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             // is answered at once, so the caller does not wait out its timeout, and the connection goes on.
             if (authenticated) {
                 log.debug("a malformed request from {}: {}", peer, e.getMessage());
-                answer(error(id, Wire.ErrorCode.BAD_REQUEST, "a malformed request: " + e.getMessage()));
+                send(error(id, Wire.ErrorCode.BAD_REQUEST, "a malformed request: " + e.getMessage()));
             } else {
                 refuse(ctx, "a malformed handshake: " + e.getMessage());
             }
@@ -131,7 +131,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
                 // In memory (most reads of a working set that fits the cache): answered right here.
                 var cached = server.service.readIfCached(key);
                 if (cached.known() && (cached.found().isEmpty() || server.bytesInFlight.tryHold(size(cached.found())))) {
-                    answer(found(id, cached.found()));
+                    send(found(id, cached.found()));
                 } else {
                     // Not in memory, or no room for its bytes now: read on a storage thread, which
                     // may wait for room. Read again there rather than queue the value: a queue of
@@ -146,7 +146,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             }
             case Wire.PING -> {
                 PeerStatus status = server.service.status();
-                answer(allocator -> {
+                send(allocator -> {
                     ByteBuf frame = Wire.begin(allocator, Wire.DONE, id, PeerStatus.WIRE_BYTES);
                     frame.writeByte(status.state());
                     frame.writeLong(status.purgedBefore());
@@ -160,7 +160,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             }
             case Wire.REPAIRED -> {
                 server.service.repaired(peer, payload.readLong());
-                answer(allocator -> Wire.empty(allocator, Wire.DONE, id));
+                send(allocator -> Wire.empty(allocator, Wire.DONE, id));
             }
             case Wire.TOKEN_SCAN -> {
                 long low = payload.readLong();
@@ -186,7 +186,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
                     scan.cancel();
                 }
             }
-            default -> answer(error(id, Wire.ErrorCode.UNKNOWN_MESSAGE,
+            default -> send(error(id, Wire.ErrorCode.UNKNOWN_MESSAGE,
                     "message type " + type + " is not in protocol version " + Wire.VERSION));
         }
     }
@@ -214,7 +214,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     private void onStorage(int id, java.util.function.Supplier<Answer> work) {
         if (server.inFlight.incrementAndGet() > server.settings.maxRequests()) {
             server.inFlight.decrementAndGet();
-            answer(error(id, Wire.ErrorCode.OVERLOADED, "too many requests in progress"));
+            send(error(id, Wire.ErrorCode.OVERLOADED, "too many requests in progress"));
             return;
         }
         try {
@@ -227,11 +227,11 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
                 } finally {
                     server.inFlight.decrementAndGet();
                 }
-                answer(answer);
+                send(answer);
             });
         } catch (RejectedExecutionException e) {
             server.inFlight.decrementAndGet();
-            answer(error(id, Wire.ErrorCode.OVERLOADED, "storage queue full"));
+            send(error(id, Wire.ErrorCode.OVERLOADED, "storage queue full"));
         }
     }
 
@@ -241,7 +241,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         if (scans.putIfAbsent(id, scan) == null) {
             scan.start();
         } else {
-            answer(error(id, Wire.ErrorCode.BAD_REQUEST, "range stream " + id + " is open already"));
+            send(error(id, Wire.ErrorCode.BAD_REQUEST, "range stream " + id + " is open already"));
         }
     }
 
@@ -282,19 +282,19 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     private void write(int id, byte[] key, Record record) {
         if (server.inFlight.incrementAndGet() > server.settings.maxRequests()) {
             server.inFlight.decrementAndGet();
-            answer(error(id, Wire.ErrorCode.OVERLOADED, "too many requests in progress"));
+            send(error(id, Wire.ErrorCode.OVERLOADED, "too many requests in progress"));
             return;
         }
         long bytes = record.value().length;
         if (!server.bytesInFlight.tryHold(bytes)) {
             server.inFlight.decrementAndGet();
-            answer(noRoomForBytes(id));
+            send(noRoomForBytes(id));
             return;
         }
         server.service.write(key, record).whenComplete((stored, failure) -> {
             server.bytesInFlight.release(bytes);
             server.inFlight.decrementAndGet();
-            answer(failure == null ? allocator -> Wire.empty(allocator, Wire.DONE, id) : failed(id, failure));
+            send(failure == null ? allocator -> Wire.empty(allocator, Wire.DONE, id) : failed(id, failure));
         });
     }
 
@@ -321,11 +321,6 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
 
     static Answer error(int id, Wire.ErrorCode code, String message) {
         return allocator -> Wire.error(allocator, id, code, message);
-    }
-
-    /** Sends an answer to a point request. */
-    private void answer(Answer answer) {
-        send(answer);
     }
 
     /** From any thread: encodes and writes the answer on the event loop. */

@@ -24,11 +24,6 @@ public record Record(long timestamp, boolean tombstone, byte[] value) {
         return new Record(timestamp, true, NO_VALUE);
     }
 
-    /** Its version alone (timestamp, and whether it is a tombstone), without the value's bytes. */
-    public Record withoutValue() {
-        return value.length == 0 ? this : new Record(timestamp, tombstone, NO_VALUE);
-    }
-
     @Override
     public boolean equals(Object other) {
         return other instanceof Record that

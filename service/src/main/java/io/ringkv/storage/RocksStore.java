@@ -289,7 +289,7 @@ public final class RocksStore implements AutoCloseable {
      * @return completes with whether the record was removed
      */
     public CompletableFuture<Boolean> removeIfUnchanged(byte[] key, Record version) {
-        return writes.submit(new WriteQueue.Write(WriteQueue.Kind.REMOVE, key, version.withoutValue(), null));
+        return writes.submit(new WriteQueue.Write(WriteQueue.Kind.REMOVE, key, version, null));
     }
 
     /**
