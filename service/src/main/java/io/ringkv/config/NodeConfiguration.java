@@ -11,6 +11,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.http.client.ReactorResourceFactory;
+import org.springframework.util.StringUtils;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -158,7 +159,7 @@ public class NodeConfiguration {
         var cluster = properties.cluster();
         String secret = cluster.secret();
         String kubernetesSecret = cluster.kubernetesSecret();
-        if (isBlank(secret) && !isBlank(kubernetesSecret)) {
+        if (!StringUtils.hasText(secret) && StringUtils.hasText(kubernetesSecret)) {
             try {
                 secret = new GeneratedClusterSecret(KubernetesApi.inCluster(), kubernetesSecret).getOrCreate().block();
             } catch (RuntimeException e) {
@@ -166,7 +167,7 @@ public class NodeConfiguration {
                         "cannot read or create the Secret " + kubernetesSecret + ": " + e.getMessage());
             }
         }
-        return new Handshake(isBlank(secret) ? HexFormat.of().formatHex(Handshake.nonce()) : secret);
+        return new Handshake(StringUtils.hasText(secret) ? secret : HexFormat.of().formatHex(Handshake.nonce()));
     }
 
     @Bean
@@ -237,9 +238,5 @@ public class NodeConfiguration {
 
     private static int maxRecordBytes(RingkvProperties properties) {
         return properties.maxValueBytes() + RecordCodec.HEADER_SIZE;
-    }
-
-    private static boolean isBlank(String value) {
-        return value == null || value.isBlank();
     }
 }

@@ -11,6 +11,7 @@ import java.util.Set;
 import org.hibernate.validator.constraints.Range;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.StringUtils;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
 
@@ -134,8 +135,8 @@ public record RingkvProperties(
                 }
             }
             // Peers accept each other only on proof of the secret; a node alone needs none.
-            boolean hasPeers = peers.size() > 1 || discovery.dnsName() != null;
-            if (hasPeers && isBlank(secret) && isBlank(kubernetesSecret)) {
+            boolean hasPeers = peers.size() > 1 || discovery.enabled();
+            if (hasPeers && !StringUtils.hasText(secret) && !StringUtils.hasText(kubernetesSecret)) {
                 throw new InvalidSettingException("ringkv.cluster.secret",
                         "is required when the node has peers (" + PEERS + " or discovery): give every member the same one, "
                                 + "or name a Kubernetes Secret that holds it in " + KUBERNETES_SECRET);
@@ -183,7 +184,7 @@ public record RingkvProperties(
         }
 
         private static Duration settle(Discovery discovery) {
-            return discovery.dnsName() != null ? discovery.refreshInterval().multipliedBy(2) : Duration.ZERO;
+            return discovery.enabled() ? discovery.refreshInterval().multipliedBy(2) : Duration.ZERO;
         }
 
         /** A URL reduced to {@code scheme://host:port}, the form of a node's name on the ring. */
@@ -228,7 +229,7 @@ public record RingkvProperties(
 
         /** Whether a node told to stop looks for a scale-down, and then hands its data over. */
         public boolean leavesWithData() {
-            return !isBlank(statefulSet);
+            return StringUtils.hasText(statefulSet);
         }
     }
 
@@ -244,7 +245,7 @@ public record RingkvProperties(
 
         /** Whether the members are found through DNS rather than listed. */
         public boolean enabled() {
-            return !isBlank(dnsName);
+            return StringUtils.hasText(dnsName);
         }
     }
 
@@ -354,9 +355,5 @@ public record RingkvProperties(
      */
     public record Startup(@DefaultValue("1000") @PositiveOrZero int warmUpRequests,
             @DefaultValue("30s") @Positive Duration warmUpTimeout) {
-    }
-
-    private static boolean isBlank(String value) {
-        return value == null || value.isBlank();
     }
 }
