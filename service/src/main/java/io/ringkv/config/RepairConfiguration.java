@@ -10,6 +10,7 @@ import org.springframework.context.annotation.Configuration;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.repair.AntiEntropy;
+import io.ringkv.repair.AutomaticCleanup;
 import io.ringkv.repair.Cleanup;
 import io.ringkv.repair.CleanupEndpoint;
 import io.ringkv.repair.DataMovement;
@@ -54,9 +55,18 @@ public class RepairConfiguration {
     }
 
     @Bean
-    CleanupEndpoint cleanupEndpoint(RocksStore store, Scheduler storageScheduler, ClusterMembership membership,
-            RingkvProperties properties) {
-        return new CleanupEndpoint(new Cleanup(store, storageScheduler, membership, properties.replication().factor()));
+    Cleanup cleanup(RocksStore store, Scheduler storageScheduler, ClusterMembership membership, RingkvProperties properties) {
+        return new Cleanup(store, storageScheduler, membership, properties.replication().factor());
+    }
+
+    @Bean
+    CleanupEndpoint cleanupEndpoint(Cleanup cleanup) {
+        return new CleanupEndpoint(cleanup);
+    }
+
+    @Bean
+    AutomaticCleanup automaticCleanup(Cleanup cleanup, ClusterMembership membership, RingkvProperties properties) {
+        return new AutomaticCleanup(cleanup, membership, properties.cleanup().settle(), System::currentTimeMillis);
     }
 
     @Bean

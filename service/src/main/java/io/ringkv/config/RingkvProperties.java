@@ -36,6 +36,7 @@ import jakarta.validation.constraints.PositiveOrZero;
  * @param clock         how far the nodes' clocks may disagree
  * @param hints         writes a replica missed, kept for it by the coordinator
  * @param repair        anti-entropy: replicas compared and healed in the background
+ * @param cleanup       when a node drops by itself what it keeps for ranges it no longer owns
  * @param storage       RocksDB tuning
  * @param health        how sick peers are detected
  * @param overload      how many requests a node works on at once
@@ -51,6 +52,7 @@ public record RingkvProperties(
         @DefaultValue @Valid Clock clock,
         @DefaultValue @Valid Hints hints,
         @DefaultValue @Valid Repair repair,
+        @DefaultValue @Valid Cleanup cleanup,
         @DefaultValue @Valid Storage storage,
         @DefaultValue @Valid Health health,
         @DefaultValue @Valid Overload overload,
@@ -74,6 +76,12 @@ public record RingkvProperties(
             throw new InvalidSettingException("ringkv.repair.interval", "must be at most half of "
                     + "ringkv.storage.tombstone-grace-period (" + storage.tombstoneGracePeriod()
                     + "), or a replica could miss a delete for longer than its tombstone is kept; got " + repair.interval());
+        }
+        Duration peersAdopt = cluster.departureSettle();
+        if (cleanup.settle().isPositive() && cleanup.settle().compareTo(peersAdopt) <= 0) {
+            throw new InvalidSettingException("ringkv.cleanup.settle", "must be 0 (off) or longer than two discovery rounds ("
+                    + peersAdopt + ", twice ringkv.cluster.discovery.refresh-interval), which the peers may take to adopt "
+                    + "a new ring; got " + cleanup.settle());
         }
     }
 
@@ -290,6 +298,15 @@ public record RingkvProperties(
      */
     public record Repair(@DefaultValue("true") boolean enabled, @DefaultValue("5m") @Positive Duration interval,
             @DefaultValue("8MB") @Positive DataSize rate) {
+    }
+
+    /**
+     * @param settle how long a node's ring (members and their states) must stay unchanged before
+     *               the node drops by itself what it keeps for ranges it owns in none of its
+     *               rings: long enough for every peer to have adopted the same ring, which takes
+     *               them a discovery round or two; 0: only on request
+     */
+    public record Cleanup(@DefaultValue("10m") @PositiveOrZero Duration settle) {
     }
 
     /**

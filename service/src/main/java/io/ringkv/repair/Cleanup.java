@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
@@ -24,9 +25,10 @@ import reactor.core.scheduler.Scheduler;
  * Drops what this node keeps for ranges it no longer owns: after nodes joined, the old owners
  * still hold copies nobody reads, which cost disk, and which a range read would still merge once
  * the owners have purged a tombstone that covers them. Run on request, as Cassandra's
- * {@code nodetool cleanup}, and never while data moves: dropping is only safe when the ring every
- * node uses is the one this node computes from. A record is dropped only if it is still the
- * version seen (a write that arrives meanwhile stays); if the ring changes halfway, it stops.
+ * {@code nodetool cleanup}, or by {@link AutomaticCleanup} once the ring has settled, and never
+ * while data moves: dropping is only safe when the ring every node uses is the one this node
+ * computes from. A record is dropped only if it is still the version seen (a write that arrives
+ * meanwhile stays); if the ring changes halfway, it stops.
  */
 public final class Cleanup {
 
@@ -34,9 +36,19 @@ public final class Cleanup {
     /** Keys read from the token index and dropped per round trip to the writer. */
     private static final int PAGE = 512;
 
-    /** Where the last or current cleanup stands. */
-    public record Status(String state, long keysScanned, long keysDropped, Instant started, Instant ended, String reason) {
-        static final Status NEVER = new Status("never", 0, 0, null, null, null);
+    /** A cleanup asked for through the endpoint. */
+    static final String REQUEST = "request";
+    /** A cleanup this node started by itself once its ring had settled. */
+    static final String AUTOMATIC = "automatic";
+
+    /** Where the last or current cleanup stands, and what started it ({@link #REQUEST} or {@link #AUTOMATIC}). */
+    public record Status(String state, String trigger, long keysScanned, long keysDropped, Instant started, Instant ended,
+            String reason) {
+        static final Status NEVER = new Status("never", null, 0, 0, null, null, null);
+
+        boolean running() {
+            return state.equals("running");
+        }
     }
 
     private final RocksStore store;
@@ -46,6 +58,8 @@ public final class Cleanup {
     private final AtomicLong scanned = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
     private volatile Status status = Status.NEVER;
+    /** The view the last or current cleanup dropped by. */
+    private volatile ClusterMembership.View ranOn;
 
     public Cleanup(RocksStore store, Scheduler storage, ClusterMembership membership, int replicationFactor) {
         this.store = store;
@@ -56,40 +70,74 @@ public final class Cleanup {
 
     public Status status() {
         Status now = status;
-        return now.state().equals("running")
-                ? new Status(now.state(), scanned.get(), dropped.get(), now.started(), null, null)
+        return now.running()
+                ? new Status(now.state(), now.trigger(), scanned.get(), dropped.get(), now.started(), null, null)
                 : now;
     }
 
+    /** Whether the last cleanup completed on this very view (states included): it left nothing more to drop by it. */
+    boolean doneOn(ClusterMembership.View view) {
+        return ranOn == view && status.state().equals("done");
+    }
+
     /**
-     * Starts a cleanup on a storage thread.
+     * Starts a cleanup on a storage thread, asked for through the endpoint.
      *
      * @throws IllegalStateException when one runs already, or the ring is not settled (members
      *                               joining or leaving, or this node not NORMAL)
      */
-    public synchronized Status start() {
-        if (status.state().equals("running")) {
+    public Status start() {
+        return start(REQUEST, membership.view());
+    }
+
+    /**
+     * Starts a cleanup this node decided on by itself, by the view it saw settle: a view that
+     * changed since has not settled, whatever it is.
+     *
+     * @throws IllegalStateException as {@link #start()}, or when the view is no longer this node's
+     */
+    Status startAutomatically(ClusterMembership.View settled) {
+        return start(AUTOMATIC, settled);
+    }
+
+    private synchronized Status start(String trigger, ClusterMembership.View view) {
+        if (status.running()) {
             throw new IllegalStateException("a cleanup is running already");
         }
-        ClusterMembership.View view = settledView();
-        List<Interval> leftovers = TokenIntervals.ownedInNone(rings(view), replicationFactor, membership.self());
+        if (membership.view() != view) {
+            throw new IllegalStateException("the ring changed as it started: run it again once it has settled");
+        }
+        Optional<String> notNow = whyNotNow(membership.isKnown(), membership.state(membership.self()), view);
+        if (notNow.isPresent()) {
+            throw new IllegalStateException(notNow.get());
+        }
+        List<Interval> leftovers = leftovers(view);
         scanned.set(0);
         dropped.set(0);
-        status = new Status("running", 0, 0, Instant.now(), null, null);
-        log.info("cleanup: dropping what this node keeps in {} token intervals it no longer owns", leftovers.size());
+        ranOn = view;
+        status = new Status("running", trigger, 0, 0, Instant.now(), null, null);
+        log.info("cleanup ({}): dropping what this node keeps in {} token intervals it no longer owns", trigger, leftovers.size());
         storage.schedule(() -> run(view, leftovers));
         return status();
     }
 
-    private ClusterMembership.View settledView() {
-        ClusterMembership.View view = membership.view();
-        if (!membership.isKnown() || membership.state(membership.self()) != MemberState.NORMAL) {
-            throw new IllegalStateException("this node is not NORMAL on a known ring yet");
+    /**
+     * Why dropping by {@code view} is not safe now, if it is not: data moves while this node does
+     * not know its ring, is not NORMAL, or members join or leave.
+     */
+    static Optional<String> whyNotNow(boolean ringKnown, MemberState selfState, ClusterMembership.View view) {
+        if (!ringKnown || selfState != MemberState.NORMAL) {
+            return Optional.of("this node is not NORMAL on a known ring yet");
         }
         if (!view.joining().isEmpty() || !view.current().members().equals(view.future().members())) {
-            throw new IllegalStateException("members are joining or leaving: data is moving; run it once they are done");
+            return Optional.of("members are joining or leaving: data is moving; run it once they are done");
         }
-        return view;
+        return Optional.empty();
+    }
+
+    /** The tokens this node keeps but owns in none of the view's rings: what a cleanup by it drops. */
+    List<Interval> leftovers(ClusterMembership.View view) {
+        return TokenIntervals.ownedInNone(rings(view), replicationFactor, membership.self());
     }
 
     private static List<HashRing> rings(ClusterMembership.View view) {
@@ -117,7 +165,7 @@ public final class Cleanup {
             reason = e.toString();
         }
         Duration took = Duration.ofNanos(System.nanoTime() - startedNanos);
-        status = new Status(outcome, scanned.get(), dropped.get(), status.started(), Instant.now(), reason);
+        status = new Status(outcome, status.trigger(), scanned.get(), dropped.get(), status.started(), Instant.now(), reason);
         log.info("cleanup {}: {} keys it no longer owns dropped, {} looked at, in {} ms{}", outcome, dropped.get(),
                 scanned.get(), took.toMillis(), reason == null ? "" : " (" + reason + ")");
     }

@@ -57,6 +57,7 @@ class SettingsValidationTest {
             "ringkv.clock.max-offset=500us              | Invalid setting ringkv.clock.max-offset: must be positive, got PT0.0005S",
             "ringkv.hints.max-size=0                    | Invalid setting ringkv.hints.max-size: must be positive, got 0B",
             "ringkv.replication.read-hedge-delay=-1ms   | Invalid setting ringkv.replication.read-hedge-delay: must not be negative, got PT-0.001S",
+            "ringkv.cleanup.settle=-1s                  | Invalid setting ringkv.cleanup.settle: must not be negative, got PT-1S",
             "ringkv.startup.warm-up-requests=-1         | Invalid setting ringkv.startup.warm-up-requests: must not be negative, got -1",
             "ringkv.health.breaker.failure-rate=0       | Invalid setting ringkv.health.breaker.failure-rate: must be a percentage above 0 and at most 100, got 0.0",
             "ringkv.health.breaker.slow-call-rate=100.5 | Invalid setting ringkv.health.breaker.slow-call-rate: must be a percentage above 0 and at most 100, got 100.5",
@@ -100,6 +101,17 @@ class SettingsValidationTest {
                 "ringkv.cluster.discovery.refresh-interval=30s", "ringkv.cluster.departure.timeout=60s")
                 .run(context -> assertThat(analysis(context.getStartupFailure()).getDescription())
                         .startsWith("Invalid setting ringkv.cluster.departure.timeout: must be longer than two discovery rounds (PT1M"));
+    }
+
+    @Test
+    void anAutomaticCleanupWaitsLongerThanTwoDiscoveryRounds() {
+        String[] discovery = {"ringkv.cluster.self=http://ringkv-0.ringkv:8080", "ringkv.cluster.discovery.dns-name=ringkv",
+                "ringkv.cluster.secret=s", "ringkv.cluster.discovery.refresh-interval=30s"};
+        node(discovery).withPropertyValues("ringkv.cleanup.settle=60s")
+                .run(context -> assertThat(analysis(context.getStartupFailure()).getDescription())
+                        .startsWith("Invalid setting ringkv.cleanup.settle: must be 0 (off) or longer than two discovery rounds (PT1M"));
+        node(discovery).withPropertyValues("ringkv.cleanup.settle=0").run(context -> assertThat(context).hasNotFailed());
+        node("ringkv.cleanup.settle=1s").run(context -> assertThat(context).as("a static ring has no rounds to wait for").hasNotFailed());
     }
 
     private static FailureAnalysis analysis(Throwable failure) {

@@ -62,6 +62,13 @@ public final class TestNode implements AutoCloseable {
         return this;
     }
 
+    /** The same node (port, data directory) with some settings changed, not started: to restart it differently. */
+    public TestNode withSettings(Map<String, Object> changed) {
+        Map<String, Object> merged = new LinkedHashMap<>(settings);
+        merged.putAll(changed);
+        return new TestNode(port, merged);
+    }
+
     public void stop() {
         if (context != null) {
             context.close();
