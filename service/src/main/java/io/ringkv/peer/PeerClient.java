@@ -2,12 +2,14 @@ package io.ringkv.peer;
 
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
+import io.ringkv.storage.RecordBatch;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -50,6 +52,16 @@ public final class PeerClient implements AutoCloseable {
     /** Stores the record on the peer unless it holds a newer version. */
     public Mono<Void> write(byte[] key, Record record) {
         return call(connection -> connection.write(key, record));
+    }
+
+    /** Stores the records on the peer, each unless it holds a newer version, in one frame ({@link RecordBatch#MAX_BYTES}). */
+    public Mono<Void> writeBatch(List<KeyedRecord> records) {
+        return call(connection -> connection.writeBatch(records));
+    }
+
+    /** The peer's records of the first of the keys (at most {@link RecordBatch#MAX_KEYS}); it says how many it covers. */
+    public Mono<RecordBatch> readBatch(List<byte[]> keys) {
+        return call(connection -> connection.readBatch(keys));
     }
 
     /** Completes when the peer answers, proving it is up and knows the secret, with what it tells about itself. */

@@ -22,6 +22,7 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
+import io.ringkv.storage.RecordBatch;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
@@ -90,6 +91,22 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
     Mono<Void> write(byte[] key, Record record) {
         return Mono.<Boolean>create(sink -> request(sink, id -> Wire.write(channel.alloc(), id, key, record), PeerConnection::done))
                 .then();
+    }
+
+    /** Stores the records on the peer, each unless it holds a newer version; one frame. */
+    Mono<Void> writeBatch(List<KeyedRecord> records) {
+        return Mono.<Boolean>create(sink -> request(sink, id -> Wire.writeBatch(channel.alloc(), id, records), PeerConnection::done))
+                .then();
+    }
+
+    /** The peer's records of the first keys; the answer says how many of the keys it covers. */
+    Mono<RecordBatch> readBatch(List<byte[]> keys) {
+        return Mono.create(sink -> request(sink, id -> Wire.readBatch(channel.alloc(), id, keys), (type, payload) -> {
+            if (type != Wire.RECORDS) {
+                throw unexpected(type);
+            }
+            return Wire.readRecords(payload, connector.maxKeyLength(), connector.maxRecordLength());
+        }));
     }
 
     /** Tells the peer that a repair with it, started at that moment, has finished. */

@@ -70,7 +70,7 @@ public final class PeerConnector {
 
     /** A new connection to the peer at the host and port, once its handshake succeeded. */
     Mono<PeerConnection> connect(String peer, String host, int port) {
-        int maxFrame = Wire.HEADER + settings.maxRecordLength() + settings.maxKeyLength() + 64;
+        int maxFrame = Wire.maxFrame(settings.maxKeyLength(), settings.maxRecordLength());
         return tcp.host(host)
                 .port(port)
                 .doOnChannelInit((observer, channel, address) -> channel.pipeline()

@@ -50,9 +50,9 @@ public final class PeerServer implements AutoCloseable {
     public record Settings(int port, Handshake handshake, int maxKeyLength, int maxRecordLength, int maxRequests,
             long maxBytes, Duration readWait, Duration handshakeTimeout) {
 
-        /** The largest frame: a write of the longest key and the largest record. */
+        /** The largest frame: the longest key with the largest record, or a full batch. */
         int maxFrame() {
-            return Wire.HEADER + 2 + maxKeyLength + maxRecordLength;
+            return Wire.maxFrame(maxKeyLength, maxRecordLength);
         }
     }
 

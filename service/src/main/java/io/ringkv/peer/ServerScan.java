@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 
 import io.netty.buffer.ByteBuf;
 import io.ringkv.storage.KeyedRecord;
+import io.ringkv.storage.RecordBatch;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.StorageException;
 
@@ -131,7 +132,7 @@ final class ServerScan {
                 exhausted = true;
                 break;
             }
-            int size = Wire.batchEntrySize(next);
+            int size = RecordBatch.entrySize(next);
             credit.addAndGet(-size);
             bytes += size;
             records.add(next);

@@ -2,8 +2,10 @@ package io.ringkv.peer;
 
 import java.io.IOException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +23,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
+import io.ringkv.storage.RecordBatch;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.StorageException;
 import io.ringkv.storage.StorageOverloadedException;
@@ -142,7 +146,14 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             case Wire.WRITE -> {
                 byte[] key = Wire.readKey(payload, maxKey);
                 var record = Wire.readRecord(payload, server.settings.maxRecordLength());
-                write(id, key, record);
+                write(id, List.of(new KeyedRecord(key, record)));
+            }
+            case Wire.WRITE_BATCH -> write(id, Wire.readBatch(payload, maxKey, server.settings.maxRecordLength()).stream()
+                    .map(Wire.Sized::keyed)
+                    .toList());
+            case Wire.READ_BATCH -> {
+                List<byte[]> keys = Wire.readKeys(payload, maxKey);
+                onStorage(id, () -> readAll(id, keys));
             }
             case Wire.PING -> {
                 PeerStatus status = server.service.status();
@@ -211,7 +222,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
      * Runs a request's storage work on the storage scheduler and answers with what it returns, or
      * with an error; refused at once when too many requests are in progress or the queue is full.
      */
-    private void onStorage(int id, java.util.function.Supplier<Answer> work) {
+    private void onStorage(int id, Supplier<Answer> work) {
         if (server.inFlight.incrementAndGet() > server.settings.maxRequests()) {
             server.inFlight.decrementAndGet();
             send(error(id, Wire.ErrorCode.OVERLOADED, "too many requests in progress"));
@@ -263,39 +274,67 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
      * by the storage threads, each holding one value. Refused as overloaded past the wait.
      */
     private Answer foundWithin(int id, Optional<Record> record) {
+        return heldWithin(id, record.isPresent() ? size(record) : 0, () -> found(id, record));
+    }
+
+    /** On a storage thread: a batch of the keys' records, its bytes held like a read's. */
+    private Answer readAll(int id, List<byte[]> keys) {
+        RecordBatch batch = RecordBatch.read(keys, server.service::read);
+        long held = batch.valueBytes();
+        return heldWithin(id, held, () -> new HeldAnswer(held, allocator -> Wire.records(allocator, id, batch)));
+    }
+
+    /** Waits up to the read wait for room for the bytes, then answers; refused as overloaded past the wait. */
+    private Answer heldWithin(int id, long bytes, Supplier<Answer> answer) {
         try {
-            if (record.isPresent() && !server.bytesInFlight.holdWithin(size(record), server.settings.readWait())) {
+            if (bytes > 0 && !server.bytesInFlight.holdWithin(bytes, server.settings.readWait())) {
                 return noRoomForBytes(id);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return error(id, Wire.ErrorCode.OVERLOADED, "interrupted while waiting for room");
         }
-        return found(id, record);
+        return answer.get();
     }
 
     private static long size(Optional<Record> record) {
         return record.get().value().length;
     }
 
-    /** Queues the write for the store's writer and answers once it is stored. */
-    private void write(int id, byte[] key, Record record) {
+    /** Queues the writes for the store's writer and answers once all are stored (or one failed). */
+    private void write(int id, List<KeyedRecord> records) {
         if (server.inFlight.incrementAndGet() > server.settings.maxRequests()) {
             server.inFlight.decrementAndGet();
             send(error(id, Wire.ErrorCode.OVERLOADED, "too many requests in progress"));
             return;
         }
-        long bytes = record.value().length;
+        long bytes = 0;
+        for (KeyedRecord keyed : records) {
+            bytes += keyed.record().value().length;
+        }
         if (!server.bytesInFlight.tryHold(bytes)) {
             server.inFlight.decrementAndGet();
             send(noRoomForBytes(id));
             return;
         }
-        server.service.write(key, record).whenComplete((stored, failure) -> {
-            server.bytesInFlight.release(bytes);
+        long held = bytes;
+        stored(records).whenComplete((stored, failure) -> {
+            server.bytesInFlight.release(held);
             server.inFlight.decrementAndGet();
             send(failure == null ? allocator -> Wire.empty(allocator, Wire.DONE, id) : failed(id, failure));
         });
+    }
+
+    /** Every record handed to the store's writer at once, so that they share its batches. */
+    private CompletableFuture<?> stored(List<KeyedRecord> records) {
+        if (records.size() == 1) {
+            return server.service.write(records.get(0).key(), records.get(0).record());
+        }
+        CompletableFuture<?>[] each = new CompletableFuture<?>[records.size()];
+        for (int i = 0; i < each.length; i++) {
+            each[i] = server.service.write(records.get(i).key(), records.get(i).record());
+        }
+        return CompletableFuture.allOf(each);
     }
 
     /** The answer to a storage failure: overloaded, the store's own trouble, or something else. */

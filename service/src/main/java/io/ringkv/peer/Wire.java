@@ -8,6 +8,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
+import io.ringkv.storage.RecordBatch;
 import io.ringkv.storage.RecordCodec;
 
 /**
@@ -30,12 +31,23 @@ import io.ringkv.storage.RecordCodec;
  */
 public final class Wire {
 
-    /** The protocol version this node speaks; the handshake settles on the lower of both sides'. */
-    public static final int VERSION = 1;
+    /**
+     * The protocol version this node speaks; the handshake settles on the lower of both sides'.
+     * Version 2 added {@link #WRITE_BATCH} and {@link #READ_BATCH}.
+     */
+    public static final int VERSION = 2;
 
     /** Bytes before the payload: length, type and id. */
     public static final int HEADER = 9;
     static final int LENGTH_FIELD = 4;
+
+    /**
+     * The largest frame a peer may send, length field included: one record of the largest size in
+     * any message, or a full batch. Every frame type above fits.
+     */
+    static int maxFrame(int maxKeyLength, int maxRecordLength) {
+        return HEADER + 2 + Math.max(RecordBatch.MAX_BYTES, 2 + maxKeyLength + 4 + maxRecordLength);
+    }
 
     // The handshake (id 0), see Handshake.
     public static final byte HELLO = 0x01;
@@ -62,6 +74,10 @@ public final class Wire {
     public static final byte TOKEN_SCAN = 0x17;
     /** A timestamp in milliseconds: the sender finished a repair with this node that it started then. Answer: DONE. */
     public static final byte REPAIRED = 0x18;
+    /** Records in the BATCH layout: store each unless newer is held. Answer: DONE once all are stored. Since version 2. */
+    public static final byte WRITE_BATCH = 0x19;
+    /** Count (uint16, at most {@link RecordBatch#MAX_KEYS}), then keys: the replica's newest record of each. Answer: RECORDS. Since version 2. */
+    public static final byte READ_BATCH = 0x1A;
 
     // Answers, from the replica.
     public static final byte RECORD = 0x20;
@@ -75,6 +91,12 @@ public final class Wire {
     public static final byte END = 0x25;
     /** For each interval asked: the digest's hash and its count of keys. */
     public static final byte DIGESTS = 0x26;
+    /**
+     * The answer to READ_BATCH, a {@link RecordBatch}: how many of the keys asked it covers (uint16,
+     * from the first; the caller asks again for the rest), then the records found among them in the
+     * BATCH layout.
+     */
+    public static final byte RECORDS = 0x27;
 
     /** Why a request failed; the caller tells a sick peer (counted by its breaker) from its own mistake. */
     public enum ErrorCode {
@@ -236,11 +258,6 @@ public final class Wire {
         return begin(allocator, BATCH, id, sizeHint);
     }
 
-    /** The bytes a record takes in a BATCH frame, which is what credit counts. */
-    public static int batchEntrySize(KeyedRecord keyed) {
-        return 2 + keyed.key().length + 4 + RecordCodec.HEADER_SIZE + keyed.record().value().length;
-    }
-
     /** Appends one record to a BATCH frame; returns the bytes it took, which is what credit counts. */
     public static int addToBatch(ByteBuf batch, KeyedRecord keyed) {
         int before = batch.writerIndex();
@@ -249,6 +266,51 @@ public final class Wire {
         batch.writeInt(encoded.length);
         batch.writeBytes(encoded);
         return batch.writerIndex() - before;
+    }
+
+    /** A WRITE_BATCH of the records, which the caller has cut to {@link RecordBatch#MAX_BYTES} (or one record). */
+    public static ByteBuf writeBatch(ByteBufAllocator allocator, int id, List<KeyedRecord> records) {
+        ByteBuf frame = begin(allocator, WRITE_BATCH, id, records.stream().mapToInt(RecordBatch::entrySize).sum());
+        records.forEach(keyed -> addToBatch(frame, keyed));
+        return seal(frame);
+    }
+
+    /** A READ_BATCH of at most {@link RecordBatch#MAX_KEYS} keys. */
+    public static ByteBuf readBatch(ByteBufAllocator allocator, int id, List<byte[]> keys) {
+        ByteBuf frame = begin(allocator, READ_BATCH, id, 2 + keys.stream().mapToInt(key -> 2 + key.length).sum());
+        frame.writeShort(keys.size());
+        keys.forEach(key -> writeKey(frame, key));
+        return seal(frame);
+    }
+
+    /** The keys of a READ_BATCH: at most {@link RecordBatch#MAX_KEYS}. */
+    public static List<byte[]> readKeys(ByteBuf payload, int maxKeyLength) {
+        int count = payload.readUnsignedShort();
+        if (count > RecordBatch.MAX_KEYS) {
+            throw new MalformedFrameException(count + " keys in one batch (at most " + RecordBatch.MAX_KEYS + ")");
+        }
+        List<byte[]> keys = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            keys.add(readKey(payload, maxKeyLength));
+        }
+        if (payload.isReadable()) {
+            throw new MalformedFrameException(payload.readableBytes() + " bytes after the last key");
+        }
+        return keys;
+    }
+
+    /** A RECORDS answer. */
+    public static ByteBuf records(ByteBufAllocator allocator, int id, RecordBatch batch) {
+        ByteBuf frame = begin(allocator, RECORDS, id, 2 + batch.found().stream().mapToInt(RecordBatch::entrySize).sum());
+        frame.writeShort(batch.covered());
+        batch.found().forEach(keyed -> addToBatch(frame, keyed));
+        return seal(frame);
+    }
+
+    public static RecordBatch readRecords(ByteBuf payload, int maxKeyLength, int maxRecordLength) {
+        int covered = payload.readUnsignedShort();
+        List<KeyedRecord> found = readBatch(payload, maxKeyLength, maxRecordLength).stream().map(Sized::keyed).toList();
+        return new RecordBatch(covered, found);
     }
 
     /** The records of a BATCH frame's payload, each with the bytes it took. */

@@ -12,6 +12,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
+import io.ringkv.storage.RecordBatch;
 import io.ringkv.storage.RocksStore;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -84,6 +85,22 @@ public final class LocalReplica implements Replica {
             } else {
                 stored.whenCompleteAsync(answer, caller);
             }
+        });
+    }
+
+    /** This node's records of the first of the keys, as many as one batch takes: one storage-thread hop. */
+    public Mono<RecordBatch> readBatch(List<byte[]> keys) {
+        return Mono.fromCallable(() -> RecordBatch.read(keys, store::get)).subscribeOn(storageScheduler);
+    }
+
+    /** Hands every record to the store's writer at once, so that they share its batches; completes once all are stored. */
+    public Mono<Void> writeBatch(List<KeyedRecord> records) {
+        return Mono.defer(() -> {
+            CompletableFuture<?>[] stored = new CompletableFuture<?>[records.size()];
+            for (int i = 0; i < stored.length; i++) {
+                stored[i] = store.apply(records.get(i).key(), records.get(i).record());
+            }
+            return Mono.fromFuture(CompletableFuture.allOf(stored));
         });
     }
 

@@ -1,14 +1,18 @@
 package io.ringkv.replication;
 
+import java.util.List;
 import java.util.Optional;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.ringkv.health.PeerMonitor;
 import io.ringkv.peer.PeerClient;
+import io.ringkv.peer.PeerException;
 import io.ringkv.peer.PeerStatus;
+import io.ringkv.peer.Wire;
 import io.ringkv.ring.MemberState;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
+import io.ringkv.storage.RecordBatch;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -79,6 +83,32 @@ public final class RemoteReplica implements Replica, AutoCloseable {
     /** The peer's versions in a token interval; outside the breaker, like every repair stream. */
     public Flux<KeyedRecord> tokenScan(long low, long high) {
         return client.tokenScan(low, high);
+    }
+
+    /**
+     * The peer's records of the first of the keys (at most {@link RecordBatch#MAX_KEYS}), as many
+     * as one batch takes; outside the breaker, like every repair call. A peer of protocol version 1
+     * is asked key by key.
+     */
+    public Mono<RecordBatch> readBatch(List<byte[]> keys) {
+        return client.readBatch(keys).onErrorResume(RemoteReplica::olderProtocol, older -> Flux.fromIterable(keys)
+                .concatMap(key -> client.read(key).map(found -> found.map(record -> new KeyedRecord(key, record))))
+                .filter(Optional::isPresent)
+                .map(Optional::get)
+                .collectList()
+                .map(found -> new RecordBatch(keys.size(), found)));
+    }
+
+    /** Stores the records on the peer in one call; outside the breaker. A peer of protocol version 1 gets them one by one. */
+    public Mono<Void> writeBatch(List<KeyedRecord> records) {
+        return client.writeBatch(records).onErrorResume(RemoteReplica::olderProtocol, older -> Flux.fromIterable(records)
+                .concatMap(keyed -> client.write(keyed.key(), keyed.record()))
+                .then());
+    }
+
+    /** A peer that does not know a message type speaks an older protocol version. */
+    private static boolean olderProtocol(Throwable error) {
+        return error instanceof PeerException.Remote remote && remote.code() == Wire.ErrorCode.UNKNOWN_MESSAGE;
     }
 
     /**

@@ -12,6 +12,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Iterator;
@@ -33,9 +34,13 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.ringkv.health.BreakerSettings;
+import io.ringkv.health.PeerMonitor;
+import io.ringkv.replication.RemoteReplica;
 import io.ringkv.ring.HashRing;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
+import io.ringkv.storage.RecordBatch;
 import io.ringkv.testing.ReplicaDelay;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;
@@ -264,6 +269,100 @@ class PeerProtocolTest {
         assertThat(scanned).extracting(entry -> HashRing.token(entry.key())).hasSize(50).isSorted();
         client.repaired(1234L).block(WAIT);
         assertThat(store.repairedAt).hasValue(1234L);
+    }
+
+    /** Repair's batches: one frame stores many records; one answer reads many, in the order asked, absent keys skipped. */
+    @Test
+    void batchesOfRecordsGoInOneFrameEach() {
+        server();
+        PeerClient client = client();
+        List<KeyedRecord> records = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            records.add(new KeyedRecord(bytes("b" + i), i % 10 == 0 ? Record.tombstone(i + 1) : Record.value(i + 1, bytes("v" + i))));
+        }
+        client.writeBatch(records).block(WAIT);
+        for (KeyedRecord keyed : records) {
+            assertThat(store.get(keyed.key())).isEqualTo(keyed.record());
+        }
+        List<byte[]> asked = new ArrayList<>();
+        for (KeyedRecord keyed : records) {
+            asked.add(keyed.key());
+            asked.add(bytes("absent-" + asked.size()));
+        }
+        RecordBatch batch = client.readBatch(asked).block(WAIT);
+        assertThat(batch.covered()).isEqualTo(asked.size());
+        assertThat(batch.found()).extracting(keyed -> new String(keyed.key(), StandardCharsets.UTF_8))
+                .containsExactlyElementsOf(records.stream().map(keyed -> new String(keyed.key(), StandardCharsets.UTF_8)).toList());
+        assertThat(batch.found()).extracting(KeyedRecord::record)
+                .containsExactlyElementsOf(records.stream().map(KeyedRecord::record).toList());
+    }
+
+    /** An answer holds what fits its bytes and says how many keys it covers; the caller asks again for the rest. */
+    @Test
+    void aReadBatchCoversOnlyWhatFitsItsBytes() {
+        server();
+        PeerClient client = client();
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            keys.add(bytes("big" + i));
+            store.put(keys.get(i), Record.value(1, new byte[60 * 1024]));
+        }
+        RecordBatch first = client.readBatch(keys).block(WAIT);
+        assertThat(first.covered()).as("four values of 60 KiB fit a batch, five do not").isEqualTo(4);
+        assertThat(first.found()).hasSize(4);
+        RecordBatch rest = client.readBatch(keys.subList(4, 10)).block(WAIT);
+        assertThat(rest.covered()).isEqualTo(4);
+        assertThat(new String(rest.found().get(0).key(), StandardCharsets.UTF_8)).isEqualTo("big4");
+    }
+
+    @Test
+    void aReadBatchOfTooManyKeysIsABadRequestAndTheConnectionGoesOn() {
+        server();
+        PeerClient client = client();
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i <= RecordBatch.MAX_KEYS; i++) {
+            keys.add(bytes("k" + i));
+        }
+        assertThatThrownBy(() -> client.readBatch(keys).block(WAIT))
+                .isInstanceOf(PeerException.Remote.class)
+                .hasMessageContaining("BAD_REQUEST")
+                .hasMessageContaining("at most " + RecordBatch.MAX_KEYS);
+        assertThat(client.readBatch(keys.subList(0, 3)).block(WAIT).covered()).isEqualTo(3);
+    }
+
+    /** A peer of protocol version 1 does not know the batches: repair's calls fall back to one record at a time. */
+    @Test
+    void aPeerOfVersionOneGetsRecordsOneByOne() {
+        server(tcp -> tcp.doOnChannelInit((observer, channel, address) ->
+                channel.pipeline().addAfter("ringkv.frames", "version-1", new VersionOnePeer())));
+        PeerClient client = client();
+        var replica = new RemoteReplica(client, new PeerMonitor(SERVER,
+                new BreakerSettings(10, 5, 50, Duration.ofSeconds(5), 100, Duration.ofMinutes(1), 1), meters));
+        List<KeyedRecord> records = List.of(new KeyedRecord(bytes("old-a"), Record.value(5, bytes("a"))),
+                new KeyedRecord(bytes("old-b"), Record.tombstone(6)));
+        assertThatThrownBy(() -> client.writeBatch(records).block(WAIT)).hasMessageContaining("UNKNOWN_MESSAGE");
+        replica.writeBatch(records).block(WAIT);
+        assertThat(store.get(bytes("old-a"))).isEqualTo(Record.value(5, bytes("a")));
+        assertThat(store.get(bytes("old-b"))).isEqualTo(Record.tombstone(6));
+        RecordBatch batch = replica.readBatch(List.of(bytes("old-a"), bytes("absent"), bytes("old-b"))).block(WAIT);
+        assertThat(batch.covered()).isEqualTo(3);
+        assertThat(batch.found()).extracting(KeyedRecord::record).containsExactly(Record.value(5, bytes("a")), Record.tombstone(6));
+    }
+
+    /** Answers the batch messages as a node of protocol version 1 would: a type it does not know. */
+    private static final class VersionOnePeer extends io.netty.channel.ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(io.netty.channel.ChannelHandlerContext context, Object message) {
+            ByteBuf frame = (ByteBuf) message;
+            byte type = frame.getByte(frame.readerIndex());
+            if (type == Wire.WRITE_BATCH || type == Wire.READ_BATCH) {
+                int id = frame.getInt(frame.readerIndex() + 1);
+                frame.release();
+                context.writeAndFlush(Wire.error(context.alloc(), id, Wire.ErrorCode.UNKNOWN_MESSAGE, "not in version 1"));
+            } else {
+                context.fireChannelRead(message);
+            }
+        }
     }
 
     @Test

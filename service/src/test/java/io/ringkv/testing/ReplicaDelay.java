@@ -41,7 +41,7 @@ public class ReplicaDelay {
     /** Holds back the frames that answer point requests; on the connection's event loop, as writes are. */
     private static final class DelayedAnswers extends ChannelOutboundHandlerAdapter {
 
-        private static final Set<Byte> ANSWERS = Set.of(Wire.RECORD, Wire.NOT_FOUND, Wire.DONE, Wire.ERROR, Wire.DIGESTS);
+        private static final Set<Byte> ANSWERS = Set.of(Wire.RECORD, Wire.NOT_FOUND, Wire.DONE, Wire.ERROR, Wire.DIGESTS, Wire.RECORDS);
         /** A frame starts with its length (an int), then its type. */
         private static final int TYPE_OFFSET = Integer.BYTES;
 
