@@ -1,18 +1,18 @@
 package io.ringkv.repair;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.LongConsumer;
+import java.util.function.Function;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.replication.HybridClock;
 import io.ringkv.replication.LocalReplica;
 import io.ringkv.replication.RemoteReplica;
-import io.ringkv.replication.Replica;
 import io.ringkv.ring.TokenRange.Interval;
 import io.ringkv.storage.KeyedRecord;
-import io.ringkv.storage.RecordCodec;
+import io.ringkv.storage.RecordBatch;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;
 import reactor.core.publisher.Flux;
@@ -29,8 +29,8 @@ import reactor.core.scheduler.Scheduler;
  * digests end the work for that interval. A differing interval with many keys is split in
  * {@value #SPLIT} and compared again, a Merkle tree walked top-down without being stored; one
  * with few keys is settled by streaming both sides' versions (keys and timestamps, no values)
- * and moving the newer record of each key that differs. Moves are throttled in bytes per
- * second; pulled records pass the same clock check as any write from a peer.
+ * and moving the newer record of each key that differs, many records per call. Moves are
+ * throttled in bytes per second; pulled records pass the same clock check as any write from a peer.
  */
 public final class RangeSync {
 
@@ -59,8 +59,8 @@ public final class RangeSync {
     static final int MAX_DEPTH = 8;
     /** Intervals per DIGEST request: bounds a frame at a few KiB. */
     static final int DIGEST_BATCH = 256;
-    /** Records in flight to or from the peer at once. */
-    static final int TRANSFERS = 8;
+    /** Batches of records in flight to or from the peer at once. */
+    static final int TRANSFERS = 2;
 
     private final LocalReplica local;
     private final RocksStore store;
@@ -148,13 +148,13 @@ public final class RangeSync {
                 .flatMap(versions -> {
                     VersionDiff.Result diff = VersionDiff.of(versions.getT1(), versions.getT2());
                     progress.different(diff.size());
-                    Flux<Void> pushes = direction.pushes()
-                            ? Flux.fromIterable(diff.push()).flatMap(key -> push(peer, key, progress), TRANSFERS)
-                            : Flux.empty();
-                    Flux<Void> pulls = direction.pulls()
-                            ? Flux.fromIterable(diff.pull()).flatMap(key -> pull(peer, key, progress), TRANSFERS)
-                            : Flux.empty();
-                    return pushes.thenMany(pulls).then();
+                    Mono<Void> pushes = direction.pushes()
+                            ? move(local::readBatch, peer::writeBatch, diff.push(), counted(keysPushed, bytesPushed, progress::pushed))
+                            : Mono.empty();
+                    Mono<Void> pulls = direction.pulls()
+                            ? move(peer::readBatch, local::writeBatch, diff.pull(), counted(keysPulled, bytesPulled, progress::pulled))
+                            : Mono.empty();
+                    return pushes.then(pulls);
                 })
                 .doOnSuccess(ignored -> progress.compared(interval));
     }
@@ -171,37 +171,67 @@ public final class RangeSync {
         }).subscribeOn(storage);
     }
 
-    private Mono<Void> push(RemoteReplica peer, byte[] key, RepairProgress progress) {
-        return copy(local, peer, key, keysPushed, bytesPushed, progress::pushed);
-    }
-
-    private Mono<Void> pull(RemoteReplica peer, byte[] key, RepairProgress progress) {
-        return copy(peer, local, key, keysPulled, bytesPulled, progress::pulled);
-    }
-
     /**
-     * Reads the key's record on one side and writes it on the other, paced by the throttle. A
-     * record stamped beyond ringkv.clock.max-offset is not moved (and counted): the clock refuses it.
+     * Reads the keys' records on one side and writes them on the other, a batch at a time
+     * ({@link RecordBatch}: one call and one throttle reservation for many small records), with
+     * {@value #TRANSFERS} batches in flight. A record stamped beyond ringkv.clock.max-offset is not
+     * moved (and counted): the clock refuses it.
      */
-    private Mono<Void> copy(Replica source, Replica target, byte[] key, Counter keys, Counter bytes, LongConsumer progress) {
-        return source.read(key)
-                .flatMap(found -> {
-                    if (found.isEmpty()) {
+    private Mono<Void> move(Function<List<byte[]>, Mono<RecordBatch>> source, Function<List<KeyedRecord>, Mono<Void>> target,
+            List<byte[]> keys, Moved moved) {
+        return batches(source, keys)
+                .flatMap(batch -> {
+                    List<KeyedRecord> movable = movable(batch.found());
+                    if (movable.isEmpty()) {
                         return Mono.empty();
                     }
-                    if (!clock.observe(found.get().timestamp())) {
-                        refused.increment();
-                        return Mono.empty();
-                    }
-                    long size = key.length + RecordCodec.HEADER_SIZE + found.get().value().length;
-                    return Mono.delay(throttle.reserve(size))
-                            .then(target.write(key, found.get()))
-                            .doOnSuccess(ignored -> {
-                                keys.increment();
-                                bytes.increment(size);
-                                progress.accept(size);
-                            });
-                })
+                    long size = movable.stream().mapToLong(RecordBatch::entrySize).sum();
+                    Duration wait = throttle.reserve(size);
+                    Mono<Void> write = target.apply(movable);
+                    return (wait.isZero() ? write : Mono.delay(wait).then(write))
+                            .doOnSuccess(ignored -> moved.accept(movable.size(), size));
+                }, TRANSFERS)
                 .then();
+    }
+
+    /** The source's batches of the keys, asked for in turn: each answer covers the first of the keys not yet covered. */
+    static Flux<RecordBatch> batches(Function<List<byte[]>, Mono<RecordBatch>> source, List<byte[]> keys) {
+        return read(source, keys, 0).expand(batch -> batch.covered() < keys.size() ? read(source, keys, batch.covered()) : Mono.empty());
+    }
+
+    /** Told of every batch moved. */
+    private interface Moved {
+        void accept(int keys, long bytes);
+    }
+
+    private static Moved counted(Counter keyCounter, Counter byteCounter, Moved progress) {
+        return (keys, bytes) -> {
+            keyCounter.increment(keys);
+            byteCounter.increment(bytes);
+            progress.accept(keys, bytes);
+        };
+    }
+
+    /** One batch from {@code from} on; its {@code covered} counts from the first key of the list. */
+    private static Mono<RecordBatch> read(Function<List<byte[]>, Mono<RecordBatch>> source, List<byte[]> keys, int from) {
+        if (from >= keys.size()) {
+            return Mono.empty();
+        }
+        List<byte[]> asked = keys.subList(from, Math.min(keys.size(), from + RecordBatch.MAX_KEYS));
+        return source.apply(asked).flatMap(batch -> batch.covered() < 1 || batch.covered() > asked.size()
+                ? Mono.error(new IllegalStateException("a batch covering " + batch.covered() + " of " + asked.size() + " keys"))
+                : Mono.just(new RecordBatch(from + batch.covered(), batch.found())));
+    }
+
+    private List<KeyedRecord> movable(List<KeyedRecord> found) {
+        List<KeyedRecord> movable = new ArrayList<>(found.size());
+        for (KeyedRecord keyed : found) {
+            if (clock.observe(keyed.record().timestamp())) {
+                movable.add(keyed);
+            } else {
+                refused.increment();
+            }
+        }
+        return movable;
     }
 }

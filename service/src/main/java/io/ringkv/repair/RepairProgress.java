@@ -50,13 +50,13 @@ public final class RepairProgress {
         keysDifferent.addAndGet(keys);
     }
 
-    void pushed(long recordBytes) {
-        keysPushed.incrementAndGet();
+    void pushed(int keys, long recordBytes) {
+        keysPushed.addAndGet(keys);
         bytes.addAndGet(recordBytes);
     }
 
-    void pulled(long recordBytes) {
-        keysPulled.incrementAndGet();
+    void pulled(int keys, long recordBytes) {
+        keysPulled.addAndGet(keys);
         bytes.addAndGet(recordBytes);
     }
 
