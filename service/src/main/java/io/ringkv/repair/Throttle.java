@@ -11,8 +11,12 @@ import java.util.function.LongSupplier;
  */
 public final class Throttle {
 
-    /** How far a quiet spell lets a transfer run ahead: one second's worth of bytes at most. */
-    private static final long BURST_NANOS = 1_000_000_000L;
+    /**
+     * How far a quiet spell lets a transfer run ahead: a tenth of a second's worth of bytes at most.
+     * A repair is quiet between its bursts of moves while it compares digests; with a second's
+     * worth banked, batched moves sent that second at once, and client requests waited behind it.
+     */
+    private static final long BURST_NANOS = 100_000_000L;
 
     private final long bytesPerSecond;
     private final LongSupplier nanoTime;
