@@ -55,8 +55,9 @@ public class RepairConfiguration {
     }
 
     @Bean
-    Cleanup cleanup(RocksStore store, Scheduler storageScheduler, ClusterMembership membership, RingkvProperties properties) {
-        return new Cleanup(store, storageScheduler, membership, properties.replication().factor());
+    Cleanup cleanup(RocksStore store, Scheduler storageScheduler, ClusterMembership membership, RingkvProperties properties,
+            RangeSync rangeSync, ReplicaDirectory replicaDirectory) {
+        return new Cleanup(store, storageScheduler, membership, properties.replication().factor(), rangeSync, replicaDirectory::remote);
     }
 
     @Bean

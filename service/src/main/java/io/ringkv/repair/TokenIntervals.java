@@ -51,7 +51,20 @@ public final class TokenIntervals {
      * owners): what it keeps only as a leftover of an earlier ring, and may drop.
      */
     public static List<Interval> ownedInNone(List<HashRing> rings, int factor, String member) {
-        return where(cut(rings.toArray(HashRing[]::new)), piece -> rings.stream().noneMatch(ring -> owns(ring, factor, piece, member)));
+        return where(cut(rings.toArray(HashRing[]::new)), piece -> ownsInNone(rings, factor, piece, member));
+    }
+
+    /**
+     * Of the tokens {@code member} owns in none of the rings, those {@code owner} owns in
+     * {@code ring}: what a cleanup hands to that owner before it drops them.
+     */
+    public static List<Interval> leftoversOwnedBy(List<HashRing> rings, int factor, String member, HashRing ring, String owner) {
+        return where(cut(rings.toArray(HashRing[]::new)),
+                piece -> ownsInNone(rings, factor, piece, member) && owns(ring, factor, piece, owner));
+    }
+
+    private static boolean ownsInNone(List<HashRing> rings, int factor, TokenRange piece, String member) {
+        return rings.stream().noneMatch(ring -> owns(ring, factor, piece, member));
     }
 
     /**

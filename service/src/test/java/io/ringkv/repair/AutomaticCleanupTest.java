@@ -68,7 +68,7 @@ class AutomaticCleanupTest {
 
     @Test
     void notWhileOneRuns() {
-        var running = new Cleanup.Status("running", Cleanup.REQUEST, 0, 0, Instant.ofEpochMilli(T0), null, null);
+        var running = new Cleanup.Status("running", Cleanup.REQUEST, 0, 0, 0, Instant.ofEpochMilli(T0), null, null);
         var seen = new Observation(T0 + SETTLE.toMillis(), new Steady(view, T0), true, MemberState.NORMAL, running, false);
         assertThat(AutomaticCleanup.shouldStart(SETTLE, seen, SOMETHING_TO_DROP)).isFalse();
     }
@@ -118,6 +118,6 @@ class AutomaticCleanupTest {
     }
 
     private static Cleanup.Status ended(String state, long endedMillis) {
-        return new Cleanup.Status(state, Cleanup.AUTOMATIC, 10, 5, Instant.ofEpochMilli(T0), Instant.ofEpochMilli(endedMillis), null);
+        return new Cleanup.Status(state, Cleanup.AUTOMATIC, 0, 10, 5, Instant.ofEpochMilli(T0), Instant.ofEpochMilli(endedMillis), null);
     }
 }
