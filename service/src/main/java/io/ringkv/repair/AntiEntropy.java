@@ -2,6 +2,7 @@ package io.ringkv.repair;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.Deque;
@@ -161,7 +162,8 @@ public final class AntiEntropy implements SmartLifecycle {
         if (peer == null || !peer.isAvailable()) {
             return Mono.empty();
         }
-        List<Interval> intervals = sharedRanges(ring).byPeer().getOrDefault(name, List.of());
+        List<Interval> intervals = startingAtOwnPoint(sharedRanges(ring).byPeer().getOrDefault(name, List.of()), membership.self(),
+                ring.members());
         long started = clock.getAsLong();
         RepairProgress progress = new RepairProgress("repair", name, started, intervals);
         running = progress;
@@ -215,6 +217,22 @@ public final class AntiEntropy implements SmartLifecycle {
 
     private Collection<String> peersOf(HashRing ring) {
         return ring.members().stream().filter(member -> !member.equals(membership.self())).toList();
+    }
+
+    /**
+     * The intervals in token order, from a point of this node's own: the members, in order, start
+     * evenly spread around the list. Peers that repair the same replica at once (both marked it
+     * for a full repair when it came back) would otherwise walk its ranges side by side and each
+     * send it everything; from different points, each finds equal digests where the other has
+     * been, and moves nothing there.
+     */
+    static List<Interval> startingAtOwnPoint(List<Interval> intervals, String self, List<String> members) {
+        List<String> ordered = members.stream().sorted().toList();
+        int index = Math.max(0, ordered.indexOf(self));
+        int start = (int) ((long) intervals.size() * index / Math.max(1, ordered.size()));
+        List<Interval> rotated = new ArrayList<>(intervals.subList(start, intervals.size()));
+        rotated.addAll(intervals.subList(0, start));
+        return rotated;
     }
 
     private SharedRanges sharedRanges(HashRing ring) {
