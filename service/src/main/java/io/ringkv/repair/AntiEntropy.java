@@ -219,19 +219,26 @@ public final class AntiEntropy implements SmartLifecycle {
         return ring.members().stream().filter(member -> !member.equals(membership.self())).toList();
     }
 
+    /** Pieces a repair's ranges are cut into at least, so that members can start at points of their own. */
+    static final int START_POINTS = 48;
+
     /**
-     * The intervals in token order, from a point of this node's own: the members, in order, start
-     * evenly spread around the list. Peers that repair the same replica at once (both marked it
-     * for a full repair when it came back) would otherwise walk its ranges side by side and each
-     * send it everything; from different points, each finds equal digests where the other has
-     * been, and moves nothing there.
+     * The intervals in token order, cut into at least {@value #START_POINTS} pieces, from a point
+     * of this node's own: the members, in order, start evenly spread around the ring. Peers that
+     * repair the same replica at once (both marked it for a full repair when it came back) would
+     * otherwise walk its ranges side by side and each send it everything; from different points,
+     * each finds equal digests where another has been, and moves nothing there. (With as many
+     * members as the replication factor every range is shared: one interval, the whole ring.)
      */
     static List<Interval> startingAtOwnPoint(List<Interval> intervals, String self, List<String> members) {
+        List<Interval> pieces = intervals.size() >= START_POINTS ? intervals : intervals.stream()
+                .flatMap(interval -> TokenIntervals.split(interval, Math.ceilDiv(START_POINTS, intervals.size())).stream())
+                .toList();
         List<String> ordered = members.stream().sorted().toList();
         int index = Math.max(0, ordered.indexOf(self));
-        int start = (int) ((long) intervals.size() * index / Math.max(1, ordered.size()));
-        List<Interval> rotated = new ArrayList<>(intervals.subList(start, intervals.size()));
-        rotated.addAll(intervals.subList(0, start));
+        int start = (int) ((long) pieces.size() * index / Math.max(1, ordered.size()));
+        List<Interval> rotated = new ArrayList<>(pieces.subList(start, pieces.size()));
+        rotated.addAll(pieces.subList(0, start));
         return rotated;
     }
 

@@ -37,13 +37,20 @@ class RepairOrderTest {
     @Test
     void theMembersStartEvenlySpread() {
         List<Interval> intervals = intervals(99);
+        assertThat(intervals).hasSizeGreaterThanOrEqualTo(AntiEntropy.START_POINTS);
         assertThat(MEMBERS.stream().map(member -> intervals.indexOf(AntiEntropy.startingAtOwnPoint(intervals, member, MEMBERS).get(0))))
                 .containsExactly(66, 0, 33);
     }
 
+    /** Every range shared (as many members as the replication factor): one interval, the whole ring, cut to start apart. */
     @Test
-    void fewerIntervalsThanMembersStillWalkEveryOne() {
-        assertThat(AntiEntropy.startingAtOwnPoint(intervals(1), "http://c:8080", MEMBERS)).hasSize(1);
+    void theWholeRingIsCutSoThatMembersStartApart() {
+        List<Interval> ring = List.of(new Interval(Long.MIN_VALUE, Long.MAX_VALUE));
+        List<Interval> walked = AntiEntropy.startingAtOwnPoint(ring, "http://b:8080", MEMBERS);
+        assertThat(walked).hasSize(AntiEntropy.START_POINTS);
+        assertThat(walked.get(0).low()).as("a third of the way round").isEqualTo(walked.get(walked.size() - 1).high() + 1);
+        assertThat(walked.get(0).low()).isBetween(Long.MIN_VALUE / 3 - (1L << 60), Long.MIN_VALUE / 3 + (1L << 60));
+        assertThat(walked.stream().mapToDouble(RepairProgress::width).sum()).isEqualTo(0x1p64);
         assertThat(AntiEntropy.startingAtOwnPoint(List.of(), "http://c:8080", MEMBERS)).isEmpty();
     }
 }
