@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -302,7 +301,7 @@ public final class RocksStore implements AutoCloseable {
     private boolean[] commit(List<WriteQueue.Write> batch) {
         return guarded(() -> {
             boolean[] changed = new boolean[batch.size()];
-            Map<ByteBuffer, Record> pending = currentRecords(batch);
+            Map<ByteBuffer, Record> pending = new HashMap<>();
             try (WriteBatch rocks = new WriteBatch()) {
                 for (int i = 0; i < batch.size(); i++) {
                     WriteQueue.Write write = batch.get(i);
@@ -322,39 +321,11 @@ public final class RocksStore implements AutoCloseable {
     }
 
     /** A record write or removal, with its indexes, against the store and the batch so far. */
-    /**
-     * The stored record of every key the batch writes or removes (null: none), read at once: one
-     * multi-get costs much less than a get per write, and a batch of a repair holds hundreds.
-     */
-    private Map<ByteBuffer, Record> currentRecords(List<WriteQueue.Write> batch) throws RocksDBException {
-        Map<ByteBuffer, Record> current = new HashMap<>();
-        List<byte[]> keys = new ArrayList<>();
-        for (WriteQueue.Write write : batch) {
-            if (write.kind() != WriteQueue.Kind.RECORD && write.kind() != WriteQueue.Kind.REMOVE) {
-                continue;
-            }
-            ByteBuffer id = ByteBuffer.wrap(write.key());
-            if (!current.containsKey(id)) {
-                current.put(id, null);
-                keys.add(write.key());
-            }
-        }
-        if (keys.size() == 1) {
-            current.put(ByteBuffer.wrap(keys.get(0)), decode(db.get(records, keys.get(0))));
-        } else if (!keys.isEmpty()) {
-            List<byte[]> stored = db.multiGetAsList(Collections.nCopies(keys.size(), records), keys);
-            for (int i = 0; i < keys.size(); i++) {
-                current.put(ByteBuffer.wrap(keys.get(i)), decode(stored.get(i)));
-            }
-        }
-        return current;
-    }
-
     private boolean commitRecord(WriteQueue.Write write, Map<ByteBuffer, Record> pending, WriteBatch rocks)
             throws RocksDBException {
         byte[] key = write.key();
         ByteBuffer id = ByteBuffer.wrap(key);
-        Record current = pending.get(id);
+        Record current = pending.containsKey(id) ? pending.get(id) : decode(db.get(records, key));
         Record next = write.kind() == WriteQueue.Kind.REMOVE ? removed(current, write.record()) : newer(current, write.record());
         if (next == current) {
             return false;
