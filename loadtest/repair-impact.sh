@@ -14,7 +14,9 @@
 # Settings (environment): KEYS (200000 values of VALUE_SIZE 1024 B: ~210 MB to stream, longer
 # than one run at the default 8 MB/s), RATE (300 requests/s), DURATION (20s), JAR
 # (service/target/ringkv.jar, built if missing), PORT_BASE (18080: ports 18080-18082), NODE_ARGS
-# (more settings for every node, e.g. "--ringkv.repair.rate=2MB").
+# (more settings for every node, e.g. "--ringkv.repair.rate=2MB"), PROFILE (1: cpu and alloc
+# flame graphs of every node during the repair run, with async-profiler from Maven Central, as
+# loadtest/run.sh records them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LOG_NAME=repair-impact
@@ -44,7 +46,7 @@ start_node() { # index [more settings]
   local i=$1; shift
   # Sized and started as bin/cluster starts its nodes (bin/node), from the fat jar. Scheduled
   # repairs far apart (at most half the grace period): only the one asked for runs.
-  bin/node --jar "$JAR" --server.port="${ports[$i]}" --ringkv.data-dir="$work/data$i" \
+  bin/node --jar "$JAR" "${profile_flags[@]}" --server.port="${ports[$i]}" --ringkv.data-dir="$work/data$i" \
     --ringkv.cluster.self="${urls[$i]}" --ringkv.cluster.peers="$peers" --ringkv.cluster.secret="$SECRET" \
     --ringkv.repair.interval=12h ${NODE_ARGS:-} "$@" >>"$out/node$i.log" 2>&1 &
   pids[$i]=$!
@@ -74,6 +76,36 @@ p() { # summary quantile -> milliseconds of http_req_duration
   python3 -c 'import json,sys; print("%.1f" % json.load(open(sys.argv[1]))["metrics"]["http_req_duration"]["values"][sys.argv[2]])' "$1" "$2"
 }
 
+profile() { # start|stop: async-profiler in every node, loaded with jcmd; flame graphs into $out
+  local i
+  for i in 0 1 2; do
+    if [ "$1" = start ]; then
+      bin/with-jdk jcmd "${pids[$i]}" JVMTI.agent_load "$ap_lib" "\"start,event=cpu,alloc=512k,jfr,file=$out/node$i.jfr\"" >>"$out/jcmd.log" 2>&1
+    else
+      bin/with-jdk jcmd "${pids[$i]}" JVMTI.agent_load "$ap_lib" stop >>"$out/jcmd.log" 2>&1
+      bin/with-jdk java -jar "$ap_conv" --cpu "$out/node$i.jfr" "$out/flame-node$i-cpu.html" >>"$out/jcmd.log" 2>&1
+      bin/with-jdk java -jar "$ap_conv" --alloc "$out/node$i.jfr" "$out/flame-node$i-alloc.html" >>"$out/jcmd.log" 2>&1
+      bin/with-jdk java -jar "$ap_conv" --cpu -o collapsed "$out/node$i.jfr" "$out/node$i-cpu.collapsed" >>"$out/jcmd.log" 2>&1
+      rm -f "$out/node$i.jfr"
+    fi
+  done
+}
+profile_flags=()
+if [ "${PROFILE:-0}" = 1 ]; then
+  # As loadtest/run.sh: an agent loaded later without a warning, and stacks exact between safepoints.
+  profile_flags=(--jvm -XX:+EnableDynamicAgentLoading --jvm -XX:+UnlockDiagnosticVMOptions --jvm -XX:+DebugNonSafepoints)
+  ap_dir=${XDG_CACHE_HOME:-$HOME/.cache}/ringkv-loadtest/async-profiler-4.5
+  ap_lib=$ap_dir/linux-x64/libasyncProfiler.so
+  ap_conv=$ap_dir/jfr-converter-4.5.jar
+  if [ ! -f "$ap_lib" ] || [ ! -f "$ap_conv" ]; then
+    mkdir -p "$ap_dir"
+    for artifact in async-profiler jfr-converter; do
+      bin/with-jdk ./mvnw -B -q -N dependency:copy -Dartifact="tools.profiler:$artifact:4.5" -DoutputDirectory="$ap_dir"
+    done
+    (cd "$ap_dir" && unzip -o -q async-profiler-4.5.jar 'linux-x64/*')
+  fi
+fi
+
 for i in 0 1 2; do start_node "$i"; done
 for i in 0 1 2; do await_ready "$i"; done
 log "three nodes ready; filling $KEYS keys of $VALUE_SIZE B at 2/3"
@@ -102,7 +134,9 @@ for i in 0 1; do
 done
 sleep 2
 log "during repair: mixed 2/3 at $RATE/s for $DURATION"
+[ "${PROFILE:-0}" != 1 ] || profile start
 run_k6 repair
+[ "${PROFILE:-0}" != 1 ] || profile stop
 curl -fs "${urls[0]}/actuator/repair" >"$out/repair-node0.json"
 curl -fs "${urls[1]}/actuator/repair" >"$out/repair-node1.json"
 
