@@ -105,7 +105,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
             if (type != Wire.RECORDS) {
                 throw unexpected(type);
             }
-            return Wire.readRecords(payload, connector.maxKeyLength(), connector.maxRecordLength());
+            return Wire.readRecordBatch(payload, connector.maxKeyLength(), connector.maxRecordLength());
         }));
     }
 

@@ -148,9 +148,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
                 var record = Wire.readRecord(payload, server.settings.maxRecordLength());
                 write(id, List.of(new KeyedRecord(key, record)));
             }
-            case Wire.WRITE_BATCH -> write(id, Wire.readBatch(payload, maxKey, server.settings.maxRecordLength()).stream()
-                    .map(Wire.Sized::keyed)
-                    .toList());
+            case Wire.WRITE_BATCH -> write(id, Wire.readRecords(payload, maxKey, server.settings.maxRecordLength()));
             case Wire.READ_BATCH -> {
                 List<byte[]> keys = Wire.readKeys(payload, maxKey);
                 onStorage(id, () -> readAll(id, keys));
@@ -308,16 +306,12 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             send(error(id, Wire.ErrorCode.OVERLOADED, "too many requests in progress"));
             return;
         }
-        long bytes = 0;
-        for (KeyedRecord keyed : records) {
-            bytes += keyed.record().value().length;
-        }
-        if (!server.bytesInFlight.tryHold(bytes)) {
+        long held = RecordBatch.valueBytes(records);
+        if (!server.bytesInFlight.tryHold(held)) {
             server.inFlight.decrementAndGet();
             send(noRoomForBytes(id));
             return;
         }
-        long held = bytes;
         stored(records).whenComplete((stored, failure) -> {
             server.bytesInFlight.release(held);
             server.inFlight.decrementAndGet();

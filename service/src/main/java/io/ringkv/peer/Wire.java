@@ -270,9 +270,13 @@ public final class Wire {
 
     /** A WRITE_BATCH of the records, which the caller has cut to {@link RecordBatch#MAX_BYTES} (or one record). */
     public static ByteBuf writeBatch(ByteBufAllocator allocator, int id, List<KeyedRecord> records) {
-        ByteBuf frame = begin(allocator, WRITE_BATCH, id, records.stream().mapToInt(RecordBatch::entrySize).sum());
+        ByteBuf frame = begin(allocator, WRITE_BATCH, id, entriesSize(records));
         records.forEach(keyed -> addToBatch(frame, keyed));
         return seal(frame);
+    }
+
+    private static int entriesSize(List<KeyedRecord> records) {
+        return records.stream().mapToInt(RecordBatch::entrySize).sum();
     }
 
     /** A READ_BATCH of at most {@link RecordBatch#MAX_KEYS} keys. */
@@ -301,16 +305,21 @@ public final class Wire {
 
     /** A RECORDS answer. */
     public static ByteBuf records(ByteBufAllocator allocator, int id, RecordBatch batch) {
-        ByteBuf frame = begin(allocator, RECORDS, id, 2 + batch.found().stream().mapToInt(RecordBatch::entrySize).sum());
+        ByteBuf frame = begin(allocator, RECORDS, id, 2 + entriesSize(batch.found()));
         frame.writeShort(batch.covered());
         batch.found().forEach(keyed -> addToBatch(frame, keyed));
         return seal(frame);
     }
 
-    public static RecordBatch readRecords(ByteBuf payload, int maxKeyLength, int maxRecordLength) {
+    /** A RECORDS answer's batch. */
+    public static RecordBatch readRecordBatch(ByteBuf payload, int maxKeyLength, int maxRecordLength) {
         int covered = payload.readUnsignedShort();
-        List<KeyedRecord> found = readBatch(payload, maxKeyLength, maxRecordLength).stream().map(Sized::keyed).toList();
-        return new RecordBatch(covered, found);
+        return new RecordBatch(covered, readRecords(payload, maxKeyLength, maxRecordLength));
+    }
+
+    /** The records of the rest of the payload, in the BATCH layout: a WRITE_BATCH, or a RECORDS answer after its count. */
+    public static List<KeyedRecord> readRecords(ByteBuf payload, int maxKeyLength, int maxRecordLength) {
+        return readBatch(payload, maxKeyLength, maxRecordLength).stream().map(Sized::keyed).toList();
     }
 
     /** The records of a BATCH frame's payload, each with the bytes it took. */

@@ -56,8 +56,13 @@ public record RecordBatch(int covered, List<KeyedRecord> found) {
 
     /** The value bytes of the records found: what they hold in memory. */
     public long valueBytes() {
+        return valueBytes(found);
+    }
+
+    /** The value bytes of the records: what they hold in memory, which the byte bounds count. */
+    public static long valueBytes(List<KeyedRecord> records) {
         long bytes = 0;
-        for (KeyedRecord keyed : found) {
+        for (KeyedRecord keyed : records) {
             bytes += keyed.record().value().length;
         }
         return bytes;
