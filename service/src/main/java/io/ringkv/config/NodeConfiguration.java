@@ -210,8 +210,8 @@ public class NodeConfiguration {
 
     @Bean(destroyMethod = "close")
     ReplicaDirectory replicaDirectory(ClusterMembership membership, LocalReplica localReplica, PeerMonitors peerMonitors,
-            PeerConnector peerConnector) {
-        return new ReplicaDirectory(membership, localReplica, peerConnector, peerMonitors);
+            PeerConnector peerConnector, RepairLedger repairLedger) {
+        return new ReplicaDirectory(membership, localReplica, peerConnector, peerMonitors, repairLedger);
     }
 
     @Bean

@@ -5,6 +5,9 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.function.Supplier;
 
+import org.springframework.boot.availability.AvailabilityChangeEvent;
+import org.springframework.boot.availability.LivenessState;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -14,6 +17,7 @@ import io.ringkv.repair.AutomaticCleanup;
 import io.ringkv.repair.Cleanup;
 import io.ringkv.repair.CleanupEndpoint;
 import io.ringkv.repair.DataMovement;
+import io.ringkv.repair.PurgeHorizonCheck;
 import io.ringkv.repair.Hints;
 import io.ringkv.repair.RangeSync;
 import io.ringkv.repair.RepairEndpoint;
@@ -22,6 +26,7 @@ import io.ringkv.repair.Throttle;
 import io.ringkv.replication.HybridClock;
 import io.ringkv.replication.LocalReplica;
 import io.ringkv.replication.ReplicaDirectory;
+import io.ringkv.replication.ReplicaService;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.kubernetes.StatefulSetScale;
 import io.ringkv.storage.RocksStore;
@@ -83,6 +88,19 @@ public class RepairConfiguration {
         var repair = properties.repair();
         return new AntiEntropy(membership, replicaDirectory, rangeSync, repairLedger, properties.replication().factor(),
                 repair.enabled(), repair.interval(), System::currentTimeMillis, meters);
+    }
+
+    /** Liveness goes DOWN when the store fell behind its peers' purges: Kubernetes restarts the pod, which clears it. */
+    @Bean
+    PurgeHorizonCheck purgeHorizonCheck(ClusterMembership membership, RepairLedger repairLedger, AntiEntropy antiEntropy,
+            ReplicaDirectory replicaDirectory, ReplicaService replicaService, RingkvProperties properties,
+            ApplicationEventPublisher events) {
+        var check = new PurgeHorizonCheck(membership, repairLedger, antiEntropy, properties.cluster().discovery().enabled(),
+                () -> AvailabilityChangeEvent.publish(events, PurgeHorizonCheck.class, LivenessState.BROKEN));
+        // Both ways a peer's horizon arrives: its answers to this node's PINGs, and its PINGs.
+        replicaDirectory.onStatus(check::observe);
+        replicaService.onPeerStatus(check::observe);
+        return check;
     }
 
     @Bean

@@ -64,9 +64,12 @@ public final class PeerClient implements AutoCloseable {
         return call(connection -> connection.readBatch(keys));
     }
 
-    /** Completes when the peer answers, proving it is up and knows the secret, with what it tells about itself. */
-    public Mono<PeerStatus> ping() {
-        return call(PeerConnection::ping);
+    /**
+     * Completes when the peer answers, proving it is up and knows the secret, with what it tells
+     * about itself; tells it this node's own ({@link PeerStatus#UNKNOWN}: nothing to check).
+     */
+    public Mono<PeerStatus> ping(PeerStatus own) {
+        return call(connection -> connection.ping(own));
     }
 
     /** Tells the peer that a repair with it, started at that moment, has finished. */

@@ -115,13 +115,11 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
                 .then();
     }
 
-    /** What the peer's answer tells about it (an older peer's tells nothing: state -1). */
-    Mono<PeerStatus> ping() {
-        return Mono.create(sink -> request(sink, id -> Wire.empty(channel.alloc(), Wire.PING, id), (type, payload) -> {
+    /** Tells the peer this node's status; what its answer tells about it (an older peer's tells nothing). */
+    Mono<PeerStatus> ping(PeerStatus own) {
+        return Mono.create(sink -> request(sink, id -> Wire.ping(channel.alloc(), id, own), (type, payload) -> {
             done(type, payload);
-            return payload.readableBytes() >= PeerStatus.WIRE_BYTES
-                    ? new PeerStatus(payload.readByte(), payload.readLong())
-                    : new PeerStatus(-1, 0);
+            return Wire.readStatus(payload);
         }));
     }
 

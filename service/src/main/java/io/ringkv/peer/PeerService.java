@@ -29,8 +29,11 @@ public interface PeerService {
     /** This replica's records with {@code start <= key < end} (null end: all), tombstones included. */
     RecordCursor openRange(byte[] start, byte[] end);
 
-    /** What PING's answer tells about this node: its member state and its tombstone purge horizon. */
-    PeerStatus status();
+    /**
+     * What PING's answer tells about this node (its member state and its tombstone purge horizon),
+     * once it has heard what the calling peer told about itself ({@link PeerStatus#UNKNOWN} if nothing).
+     */
+    PeerStatus status(String peer, PeerStatus caller);
 
     /** A peer finished a repair with this node, which it started at {@code startedMillis}. */
     void repaired(String peer, long startedMillis);

@@ -46,6 +46,9 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     private Channel channel;
     private String remote = "?";
     private boolean authenticated;
+    /** The peer's name on the ring, as it proved it in the handshake. */
+    private String peerName;
+    /** The peer's name and address, for the log. */
     private String peer;
     private ScheduledFuture<?> handshakeDeadline;
 
@@ -111,7 +114,8 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         }
         authenticated = true;
         server.peerConnections.incrementAndGet();
-        peer = auth.clientName() + " at " + remote;
+        peerName = auth.clientName();
+        peer = peerName + " at " + remote;
         ctx.pipeline().get(FrameDecoder.class).authenticated();
         handshakeDeadline.cancel(false);
         server.accepted(remote);
@@ -154,13 +158,8 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
                 onStorage(id, () -> readAll(id, keys));
             }
             case Wire.PING -> {
-                PeerStatus status = server.service.status();
-                send(allocator -> {
-                    ByteBuf frame = Wire.begin(allocator, Wire.DONE, id, PeerStatus.WIRE_BYTES);
-                    frame.writeByte(status.state());
-                    frame.writeLong(status.purgedBefore());
-                    return Wire.seal(frame);
-                });
+                PeerStatus status = server.service.status(peerName, Wire.readStatus(payload));
+                send(allocator -> Wire.seal(Wire.writeStatus(Wire.begin(allocator, Wire.DONE, id, PeerStatus.WIRE_BYTES), status)));
             }
             case Wire.SCAN -> {
                 byte[] start = Wire.readKey(payload, maxKey);
@@ -168,7 +167,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
                 stream(id, () -> server.service.openRange(start, end), payload.readInt());
             }
             case Wire.REPAIRED -> {
-                server.service.repaired(peer, payload.readLong());
+                server.service.repaired(peerName, payload.readLong());
                 send(allocator -> Wire.empty(allocator, Wire.DONE, id));
             }
             case Wire.TOKEN_SCAN -> {

@@ -66,7 +66,11 @@ public final class Wire {
     public static final byte CREDIT = 0x13;
     /** Stop the range stream with this id. No answer. */
     public static final byte CANCEL = 0x14;
-    /** Nothing: proves the peer answers. Answer: DONE, with the peer's member state (1 byte) and purge horizon (8 bytes). */
+    /**
+     * The caller's member state (1 byte) and purge horizon (8 bytes); a version-1 caller sends
+     * nothing. Proves the peer answers, and lets each side check that the other purged no delete it
+     * missed. Answer: DONE, with the peer's member state and purge horizon, the same way.
+     */
     public static final byte PING = 0x15;
     /** Token intervals (count, then low and high of each): a digest of the keys in each. Answer: DIGESTS. */
     public static final byte DIGEST = 0x16;
@@ -224,6 +228,23 @@ public final class Wire {
             frame.writeLong(value);
         }
         return seal(frame);
+    }
+
+    public static ByteBuf ping(ByteBufAllocator allocator, int id, PeerStatus caller) {
+        return seal(writeStatus(begin(allocator, PING, id, PeerStatus.WIRE_BYTES), caller));
+    }
+
+    public static ByteBuf writeStatus(ByteBuf frame, PeerStatus status) {
+        frame.writeByte(status.state());
+        frame.writeLong(status.purgedBefore());
+        return frame;
+    }
+
+    /** A status written by {@link #writeStatus}; {@link PeerStatus#UNKNOWN} from an older peer, which wrote none. */
+    public static PeerStatus readStatus(ByteBuf payload) {
+        return payload.readableBytes() >= PeerStatus.WIRE_BYTES
+                ? new PeerStatus(payload.readByte(), payload.readLong())
+                : PeerStatus.UNKNOWN;
     }
 
     public static ByteBuf repaired(ByteBufAllocator allocator, int id, long startedMillis) {

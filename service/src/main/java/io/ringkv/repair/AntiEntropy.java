@@ -25,6 +25,7 @@ import io.ringkv.replication.RemoteReplica;
 import io.ringkv.replication.ReplicaDirectory;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;
+import io.ringkv.ring.MemberState;
 import io.ringkv.ring.TokenRange.Interval;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -68,6 +69,8 @@ public final class AntiEntropy implements SmartLifecycle {
     private final Set<String> requested = ConcurrentHashMap.newKeySet();
     private final Deque<RepairProgress.Snapshot> recent = new ArrayDeque<>();
     private final Set<String> gauged = ConcurrentHashMap.newKeySet();
+    /** Peers that went off the ring without handing their data over, and since when. */
+    private final Map<String, Long> absentSince = new ConcurrentHashMap<>();
     private volatile SharedRanges shared;
     private volatile RepairProgress running;
     private final boolean enabled;
@@ -90,6 +93,16 @@ public final class AntiEntropy implements SmartLifecycle {
         this.clock = clock;
         this.meters = meters;
         ledger.lastRepairs().keySet().forEach(this::gauge);
+        membership.onDeparture((member, lastState) -> {
+            if (lastState == MemberState.LEAVING) {
+                // It pushed what it held to the next owners before it went.
+                ledger.forget(member);
+                absentSince.remove(member);
+            } else {
+                absentSince.putIfAbsent(member, clock.getAsLong());
+            }
+        });
+        membership.onChange(view -> absentSince.keySet().removeAll(view.ring().members()));
     }
 
     /** Asks for a repair with one peer, or every peer (null), as soon as they take calls. */
@@ -120,9 +133,15 @@ public final class AntiEntropy implements SmartLifecycle {
     /**
      * The timestamp below which tombstones may be purged: older than the grace period, and older
      * than the last repair with every peer that shares this node's ranges (0 while one never had
-     * one). Remembered as this node's purge horizon, which peers returning from a long absence check.
+     * one), and with every peer that went off the ring without handing its data over, for a grace
+     * period after it went. Remembered as this node's purge horizon, which its peers check
+     * ({@link PurgeHorizonCheck}).
      */
     public long purgeCutoff(long graceCutoffMillis) {
+        if (!membership.isKnown() || !membership.state(membership.self()).holdsData()) {
+            // Before discovery its ring is itself alone; joining, it pulls what the owners hold now: neither purges.
+            return 0;
+        }
         HashRing ring = membership.view().current();
         long cutoff = graceCutoffMillis;
         for (Map.Entry<String, List<Interval>> peer : sharedRanges(ring).byPeer().entrySet()) {
@@ -130,9 +149,31 @@ public final class AntiEntropy implements SmartLifecycle {
                 cutoff = Math.min(cutoff, ledger.lastRepairMillis(peer.getKey()));
             }
         }
+        List<String> members = membership.ring().members();
+        for (String peer : ledger.lastRepairs().keySet()) {
+            if (members.contains(peer)) {
+                continue;
+            }
+            long since = absentSince.computeIfAbsent(peer, ignored -> clock.getAsLong());
+            if (since > graceCutoffMillis) {
+                // Off the ring without handing its data over (down, or gone from DNS): its deletes wait for it.
+                cutoff = Math.min(cutoff, ledger.lastRepairMillis(peer));
+            } else {
+                log.warn("{} has been off the ring for longer than the tombstone grace period without handing its data over:"
+                        + " tombstones are purged without it from now on; if it comes back on its old store, it finds that"
+                        + " store behind its peers' purges and starts empty", peer);
+                ledger.forget(peer);
+                absentSince.remove(peer);
+            }
+        }
         long timestamp = HybridClock.timestampAt(Math.max(0, cutoff));
         ledger.purgedBefore(timestamp);
         return timestamp;
+    }
+
+    /** Whether this node and the peer replicate some range together once both hold data (its members' ring). */
+    public boolean sharesRangesWith(String peer) {
+        return !sharedRanges(membership.view().ring()).byPeer().getOrDefault(peer, List.of()).isEmpty();
     }
 
     private Mono<Void> runDue() {

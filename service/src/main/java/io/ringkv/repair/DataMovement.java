@@ -155,12 +155,22 @@ public final class DataMovement implements SmartLifecycle {
         return Flux.fromIterable(sources)
                 .concatMap(source -> {
                     List<Interval> intervals = TokenIntervals.moving(view.current(), owning, settings.replicationFactor(), source, self);
-                    Mono<Boolean> pull = intervals.isEmpty() ? Mono.just(true)
-                            : transfer(source, intervals, RangeSync.Direction.PULL, keys, bytes);
-                    return pull.doOnNext(done -> {
-                        if (done) {
-                            pulled.add(source);
+                    if (intervals.isEmpty()) {
+                        pulled.add(source);
+                        return Mono.empty();
+                    }
+                    long startedMillis = clock.getAsLong();
+                    return transfer(source, intervals, RangeSync.Direction.PULL, keys, bytes).flatMap(done -> {
+                        if (!done) {
+                            return Mono.just(false);
                         }
+                        pulled.add(source);
+                        // Both sides remember it as a repair: it bounds what each may purge, and the
+                        // purge horizons they check in each other (PurgeHorizonCheck).
+                        ledger.caughtUpWith(source, startedMillis);
+                        RemoteReplica peer = replicas.remote(source);
+                        return peer == null ? Mono.just(true)
+                                : peer.repaired(startedMillis).onErrorResume(error -> Mono.empty()).thenReturn(true);
                     });
                 }, 1)
                 .then(Mono.defer(() -> {
@@ -247,7 +257,7 @@ public final class DataMovement implements SmartLifecycle {
 
     private void leave() {
         long begun = clock.getAsLong();
-        ledger.markLeft();
+        ledger.markLeft().join();
         if (!membership.state(membership.self()).holdsData()) {
             log.info("this node is scaled away before it finished joining: nothing to hand over");
             return;

@@ -61,6 +61,11 @@ public final class RepairLedger implements ReplicaHistory {
         }
         joined = membership.equals(JOINED);
         readMap(REPAIRED, repaired);
+        // Before 2026-11-25 a repair a peer ran was recorded under its name and connection address
+        // ("http://node-1:8080 at /10.0.0.7:41234"), one entry per connection: dropped.
+        if (repaired.keySet().removeIf(peer -> peer.contains(" at "))) {
+            saveMap(REPAIRED, repaired);
+        }
         readMap(NEEDS_REPAIR, needsRepair);
         purgedBefore = number(PURGED_BEFORE);
     }
@@ -77,13 +82,33 @@ public final class RepairLedger implements ReplicaHistory {
     /** A repair with the peer that started at {@code startedMillis} has finished: both held the same versions then. */
     @Override
     public synchronized void repaired(String peer, long startedMillis) {
-        if (repaired.merge(peer, startedMillis, Math::max) == startedMillis) {
-            saveMap(REPAIRED, repaired);
-        }
+        caughtUpWith(peer, startedMillis);
         // Only a repair that started after the peer last missed a write covers that write.
         Long missedAt = needsRepair.get(peer);
         if (missedAt != null && startedMillis >= missedAt) {
             needsRepair.remove(peer);
+            needsRepairSaved.remove(peer);
+            saveMap(NEEDS_REPAIR, needsRepair);
+        }
+    }
+
+    /**
+     * This node holds every record the peer held at {@code startedMillis} (it pulled the ranges
+     * they share when it joined); the peer may still lack this node's. Counts as a repair for what
+     * this node may purge and for the peers' purge horizons it checks ({@link PurgeHorizonCheck}).
+     */
+    public synchronized void caughtUpWith(String peer, long startedMillis) {
+        if (repaired.merge(peer, startedMillis, Math::max) == startedMillis) {
+            saveMap(REPAIRED, repaired);
+        }
+    }
+
+    /** The peer is gone for good (it handed its data over, or stayed away past the grace period): nothing waits for it. */
+    public synchronized void forget(String peer) {
+        if (repaired.remove(peer) != null) {
+            saveMap(REPAIRED, repaired);
+        }
+        if (needsRepair.remove(peer) != null) {
             needsRepairSaved.remove(peer);
             saveMap(NEEDS_REPAIR, needsRepair);
         }
@@ -139,10 +164,12 @@ public final class RepairLedger implements ReplicaHistory {
     /**
      * The node is leaving the cluster: from now on its store falls behind, so it must not serve
      * again as it is. Written before the node hands its data over, so that a leave cut short counts too.
+     *
+     * @return completes once the mark is stored
      */
-    public void markLeft() {
+    public CompletableFuture<Boolean> markLeft() {
         joined = false;
-        save(MEMBERSHIP, LEFT).join();
+        return save(MEMBERSHIP, LEFT);
     }
 
     /** A map of peer to milliseconds, saved as lines of {@code peer=millis} (a peer's name is a URL, and may hold '='). */

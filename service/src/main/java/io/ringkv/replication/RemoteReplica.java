@@ -54,8 +54,8 @@ public final class RemoteReplica implements Replica, AutoCloseable {
      * Whether the peer answers and proves it knows the secret, through its breaker (discovery's
      * probe between requests), with what it tells about itself; fails if it does not answer.
      */
-    public Mono<PeerStatus> probe() {
-        return monitor.guard("probe", client.ping());
+    public Mono<PeerStatus> probe(PeerStatus own) {
+        return monitor.guard("probe", client.ping(own));
     }
 
     /** The member state a peer reported, if it reported one this node knows. */
@@ -118,7 +118,7 @@ public final class RemoteReplica implements Replica, AutoCloseable {
      * Failures are ignored: at a cold start the peer may not be up yet.
      */
     public Mono<Void> warmUp(byte[] key) {
-        return client.ping()
+        return client.ping(PeerStatus.UNKNOWN)
                 .then(client.read(key))
                 .then(client.write(key, Record.tombstone(1)))
                 .onErrorResume(error -> Mono.empty());

@@ -3,9 +3,12 @@ package io.ringkv.replication;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
 
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.peer.PeerConnector;
+import io.ringkv.peer.PeerStatus;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;
 import reactor.core.publisher.Mono;
@@ -21,10 +24,14 @@ public final class ReplicaDirectory implements AutoCloseable {
     private final LocalReplica local;
     private final PeerConnector connector;
     private final PeerMonitors monitors;
+    private final ReplicaHistory history;
     private final Map<String, RemoteReplica> remotes = new ConcurrentHashMap<>();
+    private final List<BiConsumer<String, PeerStatus>> statusListeners = new CopyOnWriteArrayList<>();
 
-    public ReplicaDirectory(ClusterMembership membership, LocalReplica local, PeerConnector connector, PeerMonitors monitors) {
+    public ReplicaDirectory(ClusterMembership membership, LocalReplica local, PeerConnector connector, PeerMonitors monitors,
+            ReplicaHistory history) {
         this.membership = membership;
+        this.history = history;
         this.monitors = monitors;
         membership.onChange(view -> forgetAllBut(view.ring().members()));
         this.local = local;
@@ -53,13 +60,21 @@ public final class ReplicaDirectory implements AutoCloseable {
                 .toList();
     }
 
-    /** Calls a member by its name, learning the state it reports; true if it answered. */
+    /** Hears what each member tells about itself when it is probed. */
+    public void onStatus(BiConsumer<String, PeerStatus> listener) {
+        statusListeners.add(listener);
+    }
+
+    /** Calls a member by its name, telling it this node's status and learning the state it reports; true if it answered. */
     public Mono<Boolean> probe(String member) {
         if (!(replica(member) instanceof RemoteReplica remote)) {
             return Mono.just(true);
         }
-        return remote.probe()
-                .doOnNext(status -> RemoteReplica.stateOf(status).ifPresent(reported -> membership.setState(member, reported)))
+        return remote.probe(new PeerStatus(membership.state(membership.self()).ordinal(), history.purgedBefore()))
+                .doOnNext(status -> {
+                    RemoteReplica.stateOf(status).ifPresent(reported -> membership.setState(member, reported));
+                    statusListeners.forEach(listener -> listener.accept(member, status));
+                })
                 .thenReturn(true)
                 .onErrorReturn(false);
     }

@@ -1,7 +1,10 @@
 package io.ringkv.replication;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
 
 import io.ringkv.peer.PeerService;
 import io.ringkv.peer.PeerStatus;
@@ -22,6 +25,7 @@ public final class ReplicaService implements PeerService {
     private final HybridClock clock;
     private final ClusterMembership membership;
     private final ReplicaHistory history;
+    private final List<BiConsumer<String, PeerStatus>> statusListeners = new CopyOnWriteArrayList<>();
 
     public ReplicaService(String name, RocksStore store, HybridClock clock, ClusterMembership membership,
             ReplicaHistory history) {
@@ -56,8 +60,14 @@ public final class ReplicaService implements PeerService {
         return store.apply(key, record);
     }
 
+    /** Hears what each peer tells about itself as it pings this node, before the answer is made. */
+    public void onPeerStatus(BiConsumer<String, PeerStatus> listener) {
+        statusListeners.add(listener);
+    }
+
     @Override
-    public PeerStatus status() {
+    public PeerStatus status(String peer, PeerStatus caller) {
+        statusListeners.forEach(listener -> listener.accept(peer, caller));
         return new PeerStatus(membership.state(name).ordinal(), history.purgedBefore());
     }
 

@@ -10,6 +10,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 import org.slf4j.Logger;
@@ -42,6 +43,7 @@ public final class ClusterMembership {
     private final int vnodes;
     private final AtomicReference<View> view;
     private final List<Consumer<View>> listeners = new CopyOnWriteArrayList<>();
+    private final List<BiConsumer<String, MemberState>> departureListeners = new CopyOnWriteArrayList<>();
     private final Map<String, MemberState> states = new ConcurrentHashMap<>();
     private volatile boolean known;
 
@@ -93,12 +95,18 @@ public final class ClusterMembership {
         if (Set.copyOf(before.ring().members()).equals(members)) {
             return;
         }
-        // A member that left takes its state with it: if the name comes back, it tells its state again.
-        states.keySet().retainAll(members);
         HashRing ring = new HashRing(members, vnodes);
         View after = withMovement(before.version() + 1, ring);
         if (view.compareAndSet(before, after)) {
             log.info("ring changed to version {}: {} -> {}", after.version(), before.ring().members(), new TreeSet<>(members));
+            for (String member : before.ring().members()) {
+                if (!members.contains(member)) {
+                    // It takes its state with it: if the name comes back, it tells its state again.
+                    MemberState last = state(member);
+                    states.remove(member);
+                    departureListeners.forEach(listener -> listener.accept(member, last));
+                }
+            }
             listeners.forEach(listener -> listener.accept(after));
         } else {
             update(members);
@@ -146,5 +154,10 @@ public final class ClusterMembership {
 
     public void onChange(Consumer<View> listener) {
         listeners.add(listener);
+    }
+
+    /** Hears each member that leaves the ring, with the state it last told (LEAVING: it handed its data over). */
+    public void onDeparture(BiConsumer<String, MemberState> listener) {
+        departureListeners.add(listener);
     }
 }

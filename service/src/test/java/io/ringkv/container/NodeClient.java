@@ -29,6 +29,10 @@ final class NodeClient {
                 .PUT(HttpRequest.BodyPublishers.ofString(value, StandardCharsets.UTF_8)));
     }
 
+    Response deleteEntity(URI node, String id, String replicas) {
+        return send(HttpRequest.newBuilder(entity(node, id, replicas)).DELETE());
+    }
+
     Response getEntity(URI node, String id, String replicas) {
         return send(HttpRequest.newBuilder(entity(node, id, replicas)).GET());
     }

@@ -25,6 +25,7 @@ import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.Network;
 import org.testcontainers.containers.wait.strategy.Wait;
+import org.testcontainers.containers.wait.strategy.WaitStrategy;
 import org.testcontainers.lifecycle.Startables;
 import org.testcontainers.utility.DockerImageName;
 
@@ -175,7 +176,7 @@ public final class RingkvCluster implements AutoCloseable {
                 String volume = "ringkv-it-" + run + "-" + host;
                 docker.createVolumeCmd().withName(volume).withLabels(Map.of(RUN_LABEL, run)).exec();
                 volumes.add(volume);
-                started.add(newNode(host, volume, settings));
+                started.add(newNode(host, volume, settings, ready()));
             }
         }
         startAll(started);
@@ -229,9 +230,27 @@ public final class RingkvCluster implements AutoCloseable {
      * address, like a re-created StatefulSet pod; waits until it is ready.
      */
     public synchronized Node recreate(String host) {
+        return recreate(host, ready());
+    }
+
+    /**
+     * Like {@link #recreate(String)}, but waits only until the application has started, not until
+     * it is ready: for a node expected to refuse readiness.
+     */
+    public synchronized Node recreateUnready(String host) {
+        return recreate(host, Wait.forLogMessage(".*Started RingkvApplication.*", 1).withStartupTimeout(STARTUP_TIMEOUT));
+    }
+
+    /** A strategy of its own per container: a strategy keeps the container it waits for. */
+    private static WaitStrategy ready() {
+        return Wait.forHttp("/actuator/health/readiness").forPort(MANAGEMENT_PORT).forStatusCode(200)
+                .withStartupTimeout(STARTUP_TIMEOUT);
+    }
+
+    private Node recreate(String host, WaitStrategy started) {
         Node old = node(host);
         discard(old);
-        Node node = newNode(host, old.volume, Map.of());
+        Node node = newNode(host, old.volume, Map.of(), started);
         startAll(List.of(node));
         return node;
     }
@@ -344,7 +363,7 @@ public final class RingkvCluster implements AutoCloseable {
         }
     }
 
-    private Node newNode(String host, String volume, Map<String, String> settings) {
+    private Node newNode(String host, String volume, Map<String, String> settings, WaitStrategy started) {
         String ip = nextAddress();
         GenericContainer<?> container = new NodeContainer(DockerImageName.parse(image))
                 .withNetwork(network)
@@ -361,8 +380,7 @@ public final class RingkvCluster implements AutoCloseable {
                     binds.add(new Bind(volume, new Volume(DATA_DIR)));
                     hostConfig.withBinds(binds);
                 })
-                .waitingFor(Wait.forHttp("/actuator/health/readiness").forPort(MANAGEMENT_PORT).forStatusCode(200)
-                        .withStartupTimeout(STARTUP_TIMEOUT));
+                .waitingFor(started);
         Node node = new Node(host, volume, ip, container);
         nodes.put(host, node);
         return node;

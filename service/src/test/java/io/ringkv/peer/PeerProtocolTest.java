@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
 import org.awaitility.Awaitility;
@@ -124,7 +125,7 @@ class PeerProtocolTest {
         assertThat(client.read(bytes("absent")).block(WAIT)).isEmpty();
         client.write(bytes("k"), Record.tombstone(43)).block(WAIT);
         assertThat(client.read(bytes("k")).block(WAIT)).contains(Record.tombstone(43));
-        client.ping().block(WAIT);
+        client.ping(PeerStatus.UNKNOWN).block(WAIT);
     }
 
     /**
@@ -260,7 +261,9 @@ class PeerProtocolTest {
             store.put(bytes("t" + i), Record.value(i + 1, new byte[20]));
         }
         PeerClient client = client();
-        assertThat(client.ping().block(WAIT)).isEqualTo(new PeerStatus(1, 42));
+        assertThat(client.ping(new PeerStatus(2, 77)).block(WAIT)).isEqualTo(new PeerStatus(1, 42));
+        assertThat(store.heard).as("what the caller told about itself").hasValue(new PeerStatus(2, 77));
+        assertThat(store.heardFrom).as("the caller's name on the ring, as its ledger is keyed").hasValue(CLIENT);
         long[] digests = client.digest(new long[] {Long.MIN_VALUE, -1, 0, Long.MAX_VALUE}).block(WAIT);
         assertThat(digests).hasSize(4);
         assertThat(digests[1] + digests[3]).as("keys in both halves of the token space").isEqualTo(50);
@@ -269,6 +272,7 @@ class PeerProtocolTest {
         assertThat(scanned).extracting(entry -> HashRing.token(entry.key())).hasSize(50).isSorted();
         client.repaired(1234L).block(WAIT);
         assertThat(store.repairedAt).hasValue(1234L);
+        assertThat(store.repairedBy).hasValue(CLIENT);
     }
 
     /** Repair's batches: one frame stores many records; one answer reads many, in the order asked, absent keys skipped. */
@@ -481,6 +485,9 @@ class PeerProtocolTest {
         final AtomicInteger openCursors = new AtomicInteger();
         volatile boolean jitter;
         final AtomicLong repairedAt = new AtomicLong();
+        final AtomicReference<PeerStatus> heard = new AtomicReference<>();
+        final AtomicReference<String> heardFrom = new AtomicReference<>();
+        final AtomicReference<String> repairedBy = new AtomicReference<>();
 
         void put(byte[] key, Record record) {
             records.put(key, record);
@@ -553,12 +560,15 @@ class PeerProtocolTest {
         }
 
         @Override
-        public PeerStatus status() {
+        public PeerStatus status(String peer, PeerStatus caller) {
+            heardFrom.set(peer);
+            heard.set(caller);
             return new PeerStatus(1, 42);
         }
 
         @Override
         public void repaired(String peer, long startedMillis) {
+            repairedBy.set(peer);
             repairedAt.set(startedMillis);
         }
 

@@ -61,7 +61,7 @@ class RepairLedgerTest {
         store.apply(bytes("tombstone"), Record.tombstone(2)).join();
         store.putHint(bytes("hint-1"), bytes("a write for a peer")).join();
         ledger.repaired("http://peer:1", 100);
-        ledger.markLeft();
+        ledger.markLeft().join();
 
         RepairLedger back = new RepairLedger(reopen());
         assertThat(store.get(bytes("deleted-later"))).as("could resurrect a delete the cluster has since purged").isEmpty();
@@ -73,5 +73,17 @@ class RepairLedgerTest {
         assertThat(back.joined()).as("it joins like a new node").isFalse();
         assertThat(back.lastRepairMillis("http://peer:1")).isZero();
         assertThat(new RepairLedger(reopen()).joined()).as("cleared once, not on every start").isFalse();
+    }
+
+    @Test
+    void repairsAPeerRanAreRecordedUnderItsNameAndOldEntriesWithAddressesAreDropped() {
+        RepairLedger ledger = new RepairLedger(reopen());
+        ledger.repaired("http://peer:1", 100);
+        store.putMeta("repaired", "http://peer:1=100\nhttp://peer:2 at /10.0.0.7:41234=200"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8)).join();
+
+        RepairLedger back = new RepairLedger(reopen());
+        assertThat(back.lastRepairs()).isEqualTo(java.util.Map.of("http://peer:1", 100L));
+        assertThat(new RepairLedger(reopen()).lastRepairs()).as("saved without it").isEqualTo(java.util.Map.of("http://peer:1", 100L));
     }
 }

@@ -1,0 +1,117 @@
+package io.ringkv.repair;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ringkv.replication.HybridClock;
+import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.MemberState;
+import io.ringkv.storage.RocksStore;
+import io.ringkv.support.TestStores;
+
+/** Up to where a node may purge tombstones: who it must have repaired with, and who it still waits for. */
+class PurgeCutoffTest {
+
+    private static final String A = "http://a";
+    private static final String B = "http://b";
+    private static final String C = "http://c";
+
+    @TempDir
+    Path dir;
+
+    private RocksStore store;
+    private RepairLedger ledger;
+    private final AtomicLong now = new AtomicLong(50_000);
+
+    @BeforeEach
+    void open() {
+        store = TestStores.open(dir);
+        ledger = new RepairLedger(store);
+        ledger.repaired(B, 3_000);
+        ledger.repaired(C, 2_000);
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    @Test
+    void olderThanTheGracePeriodAndTheLastRepairWithEveryPeerSharingTheRanges() {
+        AntiEntropy antiEntropy = antiEntropy(ClusterMembership.fixed(A, List.of(A, B, C), 16));
+        assertThat(antiEntropy.purgeCutoff(1_000)).isEqualTo(HybridClock.timestampAt(1_000));
+        assertThat(antiEntropy.purgeCutoff(45_000)).isEqualTo(HybridClock.timestampAt(2_000));
+        assertThat(ledger.purgedBefore()).as("the horizon its peers check").isEqualTo(HybridClock.timestampAt(2_000));
+    }
+
+    @Test
+    void aPeerOffTheRingWithoutHandingOverHoldsPurgesBackForAGracePeriodThenIsForgotten() {
+        ClusterMembership membership = ClusterMembership.fixed(A, List.of(A, B, C), 16);
+        AntiEntropy antiEntropy = antiEntropy(membership);
+        membership.update(Set.of(A, B)); // C gone from DNS, at 50 s
+
+        assertThat(antiEntropy.purgeCutoff(45_000)).as("C went 5 s ago").isEqualTo(HybridClock.timestampAt(2_000));
+        assertThat(antiEntropy.purgeCutoff(50_000 - 1)).isEqualTo(HybridClock.timestampAt(2_000));
+        now.set(70_000);
+        assertThat(antiEntropy.purgeCutoff(55_000)).as("C went longer than the grace period ago").isEqualTo(HybridClock.timestampAt(3_000));
+        assertThat(ledger.lastRepairs()).containsOnlyKeys(B);
+    }
+
+    @Test
+    void aPeerThatHandedItsDataOverIsForgottenAtOnce() {
+        ClusterMembership membership = ClusterMembership.fixed(A, List.of(A, B, C), 16);
+        AntiEntropy antiEntropy = antiEntropy(membership);
+        membership.setState(C, MemberState.LEAVING);
+        membership.update(Set.of(A, B));
+
+        assertThat(antiEntropy.purgeCutoff(45_000)).isEqualTo(HybridClock.timestampAt(3_000));
+        assertThat(ledger.lastRepairs()).containsOnlyKeys(B);
+    }
+
+    @Test
+    void aPeerThatComesBackIsNoLongerAbsent() {
+        ClusterMembership membership = ClusterMembership.fixed(A, List.of(A, B, C), 16);
+        AntiEntropy antiEntropy = antiEntropy(membership);
+        membership.update(Set.of(A, B));
+        membership.update(Set.of(A, B, C));
+        now.set(70_000);
+        membership.update(Set.of(A, B)); // gone again, at 70 s: its absence counts from then
+        assertThat(antiEntropy.purgeCutoff(55_000)).isEqualTo(HybridClock.timestampAt(2_000));
+        assertThat(ledger.lastRepairs()).containsKeys(B, C);
+    }
+
+    @Test
+    void aPeerOffTheRingSinceThisNodeStartedCountsFromTheStart() {
+        // Restarted while C was away: its ledger still has C, its ring never had it.
+        ClusterMembership membership = ClusterMembership.fixed(A, List.of(A, B), 16);
+        AntiEntropy antiEntropy = antiEntropy(membership);
+        assertThat(antiEntropy.purgeCutoff(45_000)).isEqualTo(HybridClock.timestampAt(2_000));
+    }
+
+    @Test
+    void nothingIsPurgedBeforeTheRingIsKnownNorWhileJoining() {
+        ClusterMembership discovering = ClusterMembership.discovered(A, 16);
+        assertThat(antiEntropy(discovering).purgeCutoff(45_000)).as("its ring is itself alone").isZero();
+
+        ClusterMembership joining = ClusterMembership.fixed(A, List.of(A, B, C), 16);
+        joining.setState(A, MemberState.JOINING);
+        assertThat(antiEntropy(joining).purgeCutoff(45_000)).isZero();
+        assertThat(ledger.purgedBefore()).isZero();
+    }
+
+    private AntiEntropy antiEntropy(ClusterMembership membership) {
+        return new AntiEntropy(membership, null, null, ledger, 3, true, Duration.ofMinutes(5), now::get,
+                new SimpleMeterRegistry());
+    }
+}
