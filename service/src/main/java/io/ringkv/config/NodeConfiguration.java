@@ -112,8 +112,8 @@ public class NodeConfiguration {
 
     /**
      * Tombstones go once their delete is older than the grace period and than the last repair with
-     * every peer sharing their range (so no replica that missed the delete can bring the value
-     * back); looked for ten times a period.
+     * every other member (so no replica that missed the delete can bring the value back); looked
+     * for ten times a period.
      */
     @Bean
     TombstonePurge tombstonePurge(RocksStore store, Scheduler storageScheduler, AntiEntropy antiEntropy,

@@ -92,10 +92,10 @@ public class RepairConfiguration {
 
     /** Liveness goes DOWN when the store fell behind its peers' purges: Kubernetes restarts the pod, which clears it. */
     @Bean
-    PurgeHorizonCheck purgeHorizonCheck(ClusterMembership membership, RepairLedger repairLedger, AntiEntropy antiEntropy,
+    PurgeHorizonCheck purgeHorizonCheck(ClusterMembership membership, RepairLedger repairLedger,
             ReplicaDirectory replicaDirectory, ReplicaService replicaService, RingkvProperties properties,
             ApplicationEventPublisher events) {
-        var check = new PurgeHorizonCheck(membership, repairLedger, antiEntropy, properties.cluster().discovery().enabled(),
+        var check = new PurgeHorizonCheck(membership, repairLedger, properties.cluster().discovery().enabled(),
                 () -> AvailabilityChangeEvent.publish(events, PurgeHorizonCheck.class, LivenessState.BROKEN));
         // Both ways a peer's horizon arrives: its answers to this node's PINGs, and its PINGs.
         replicaDirectory.onStatus(check::observe);

@@ -67,9 +67,10 @@ public final class Wire {
     /** Stop the range stream with this id. No answer. */
     public static final byte CANCEL = 0x14;
     /**
-     * The caller's member state (1 byte) and purge horizon (8 bytes); a version-1 caller sends
-     * nothing. Proves the peer answers, and lets each side check that the other purged no delete it
-     * missed. Answer: DONE, with the peer's member state and purge horizon, the same way.
+     * The caller's member state (1 byte), purge horizon (8 bytes) and the start of its last repair
+     * with the peer (8 bytes); an older caller sends nothing. Proves the peer answers, and lets each
+     * side check that the other purged no delete it missed. Answer: DONE, with the same of the peer
+     * (a version-2 peer's answer has the first two only, a version-1 peer's nothing).
      */
     public static final byte PING = 0x15;
     /** Token intervals (count, then low and high of each): a digest of the keys in each. Answer: DIGESTS. */
@@ -237,13 +238,17 @@ public final class Wire {
     public static ByteBuf writeStatus(ByteBuf frame, PeerStatus status) {
         frame.writeByte(status.state());
         frame.writeLong(status.purgedBefore());
+        frame.writeLong(status.lastRepairWithReceiver());
         return frame;
     }
 
-    /** A status written by {@link #writeStatus}; {@link PeerStatus#UNKNOWN} from an older peer, which wrote none. */
+    /** A status written by {@link #writeStatus}; less from an older peer ({@link PeerStatus#UNKNOWN} if it wrote none). */
     public static PeerStatus readStatus(ByteBuf payload) {
-        return payload.readableBytes() >= PeerStatus.WIRE_BYTES
-                ? new PeerStatus(payload.readByte(), payload.readLong())
+        if (payload.readableBytes() >= PeerStatus.WIRE_BYTES) {
+            return new PeerStatus(payload.readByte(), payload.readLong(), payload.readLong());
+        }
+        return payload.readableBytes() >= PeerStatus.VERSION_2_BYTES
+                ? new PeerStatus(payload.readByte(), payload.readLong(), -1)
                 : PeerStatus.UNKNOWN;
     }
 

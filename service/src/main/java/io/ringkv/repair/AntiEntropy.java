@@ -132,8 +132,7 @@ public final class AntiEntropy implements SmartLifecycle {
 
     /**
      * The timestamp below which tombstones may be purged: older than the grace period, and older
-     * than the last repair with every peer that shares this node's ranges (0 while one never had
-     * one), and with every peer that went off the ring without handing its data over, for a grace
+     * than the last repair with every member (0 while one never had one), and with every peer that went off the ring without handing its data over, for a grace
      * period after it went. Remembered as this node's purge horizon, which its peers check
      * ({@link PurgeHorizonCheck}).
      */
@@ -142,14 +141,14 @@ public final class AntiEntropy implements SmartLifecycle {
             // Before discovery its ring is itself alone; joining, it pulls what the owners hold now: neither purges.
             return 0;
         }
-        HashRing ring = membership.view().current();
-        long cutoff = graceCutoffMillis;
-        for (Map.Entry<String, List<Interval>> peer : sharedRanges(ring).byPeer().entrySet()) {
-            if (!peer.getValue().isEmpty()) {
-                cutoff = Math.min(cutoff, ledger.lastRepairMillis(peer.getKey()));
-            }
-        }
+        // Every member, joining ones and those that share no range with it too (repairs with them
+        // are empty, and as regular): the horizon its peers check is then never past the start
+        // of a repair with any member it knows (PurgeHorizonCheck).
         List<String> members = membership.ring().members();
+        long cutoff = graceCutoffMillis;
+        for (String peer : peersOf(membership.ring())) {
+            cutoff = Math.min(cutoff, ledger.lastRepairMillis(peer));
+        }
         for (String peer : ledger.lastRepairs().keySet()) {
             if (members.contains(peer)) {
                 continue;
@@ -169,11 +168,6 @@ public final class AntiEntropy implements SmartLifecycle {
         long timestamp = HybridClock.timestampAt(Math.max(0, cutoff));
         ledger.purgedBefore(timestamp);
         return timestamp;
-    }
-
-    /** Whether this node and the peer replicate some range together once both hold data (its members' ring). */
-    public boolean sharesRangesWith(String peer) {
-        return !sharedRanges(membership.view().ring()).byPeer().getOrDefault(peer, List.of()).isEmpty();
     }
 
     private Mono<Void> runDue() {

@@ -21,11 +21,12 @@ import io.ringkv.ring.MemberState;
  * ({@link AntiEntropy#purgeCutoff}). A pod gone from DNS for longer (not scaled away: its node was
  * down, its volume kept) is forgotten, and the others purge without it. Back on its old volume, it
  * holds values whose deletes they no longer know of, and read repair or anti-entropy would hand
- * those values back to them. So every PING carries the caller's member state and purge horizon
- * (the highest timestamp below which it may have purged), and every answer the peer's; both sides
- * record every repair between them, and a join counts as one with each owner it pulled from. A
- * horizon past the start of this node's last repair with that peer means the peer purged deletes
- * this node may never have seen, and no repair can tell them from live values any more.
+ * those values back to them. So every PING carries the caller's member state, its purge horizon
+ * (the highest timestamp below which it may have purged) and the start of its last repair with
+ * the peer, and every answer the same of the peer. While a node knows a peer, its horizon never
+ * passes the start of their last repair; past it, the node has forgotten the peer and purged
+ * deletes the peer may never have seen, which no repair can tell from live values any more. (A
+ * join counts as a repair with each owner it pulled from.)
  *
  * <p>The check runs on every PING either way, before the answer is made and before discovery puts
  * a member (back) on a ring, so a stale store is caught before anything reads from it. Such a
@@ -43,7 +44,6 @@ public final class PurgeHorizonCheck {
 
     private final ClusterMembership membership;
     private final RepairLedger ledger;
-    private final AntiEntropy antiEntropy;
     private final Runnable reportBroken;
     private final boolean enabled;
     private final AtomicBoolean fellBehind = new AtomicBoolean();
@@ -54,19 +54,18 @@ public final class PurgeHorizonCheck {
      * @param enabled      with DNS discovery (members come and go)
      * @param reportBroken tells the platform this node must be restarted (its liveness)
      */
-    public PurgeHorizonCheck(ClusterMembership membership, RepairLedger ledger, AntiEntropy antiEntropy, boolean enabled,
+    public PurgeHorizonCheck(ClusterMembership membership, RepairLedger ledger, boolean enabled,
             Runnable reportBroken) {
         this.membership = membership;
         this.ledger = ledger;
-        this.antiEntropy = antiEntropy;
         this.enabled = enabled;
         this.reportBroken = reportBroken;
     }
 
     /**
      * Whether a peer may have purged tombstones this node never saw: its horizon (a hybrid
-     * timestamp) is past the start of this node's last repair with it. Equal is safe: the peer
-     * purges only below the start of a repair it finished with this node.
+     * timestamp) is past the start of their last repair. Equal is safe: while the peer knows this
+     * node, it purges only below the start of a repair it finished with it.
      */
     static boolean missedPurges(long peerPurgedBefore, long lastRepairStartedMillis) {
         return peerPurgedBefore > HybridClock.timestampAt(lastRepairStartedMillis);
@@ -84,13 +83,16 @@ public final class PurgeHorizonCheck {
      */
     public void observe(String peer, PeerStatus status) {
         boolean peerHoldsData = RemoteReplica.stateOf(status).map(MemberState::holdsData).orElse(false);
-        if (!enabled || !peerHoldsData || fellBehind.get() || !membership.state(membership.self()).holdsData()) {
-            // A joining node (either side) holds only what the owners held as it pulled, purges included.
+        if (!enabled || !peerHoldsData || status.lastRepairWithReceiver() < 0 || fellBehind.get()
+                || !membership.state(membership.self()).holdsData()) {
+            // A joining node (either side) holds only what the owners held as it pulled, purges
+            // included; an older peer does not say what its horizon is measured against.
             return;
         }
-        long lastRepair = ledger.lastRepairMillis(peer);
-        // The ranges last: they cost the most, and the horizon almost always passes.
-        if (!missedPurges(status.purgedBefore(), lastRepair) || !antiEntropy.sharesRangesWith(peer)) {
+        // The later of the two sides' records of their last repair: a repair whose end one side
+        // did not hear of still exchanged everything both held when it started.
+        long lastRepair = Math.max(ledger.lastRepairMillis(peer), status.lastRepairWithReceiver());
+        if (!missedPurges(status.purgedBefore(), lastRepair)) {
             return;
         }
         String since = lastRepair == 0 ? "never" : lastRepair + " ms, timestamp " + HybridClock.timestampAt(lastRepair);

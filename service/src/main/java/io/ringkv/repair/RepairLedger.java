@@ -71,6 +71,7 @@ public final class RepairLedger implements ReplicaHistory {
     }
 
     /** When a repair with the peer, started at that moment, last finished; 0 if never. */
+    @Override
     public long lastRepairMillis(String peer) {
         return repaired.getOrDefault(peer, 0L);
     }

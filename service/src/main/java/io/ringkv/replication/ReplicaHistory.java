@@ -3,7 +3,7 @@ package io.ringkv.replication;
 /**
  * What a replica remembers of its convergence with its peers, as far as the replica side needs
  * it: peers tell it when they finished a repair with it, and it tells them how far it has purged
- * tombstones ({@code repair.RepairLedger} keeps both).
+ * tombstones and when its last repair with them started ({@code repair.RepairLedger} keeps both).
  */
 public interface ReplicaHistory {
 
@@ -17,6 +17,11 @@ public interface ReplicaHistory {
         @Override
         public void repaired(String peer, long startedMillis) {
         }
+
+        @Override
+        public long lastRepairMillis(String peer) {
+            return 0;
+        }
     };
 
     /** The highest timestamp below which this node may have purged tombstones. */
@@ -24,4 +29,7 @@ public interface ReplicaHistory {
 
     /** A peer finished a repair with this node that it started at {@code startedMillis}. */
     void repaired(String peer, long startedMillis);
+
+    /** When the last repair with the peer that finished had started; 0 if none (or the peer was forgotten). */
+    long lastRepairMillis(String peer);
 }

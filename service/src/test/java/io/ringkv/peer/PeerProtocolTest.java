@@ -261,8 +261,8 @@ class PeerProtocolTest {
             store.put(bytes("t" + i), Record.value(i + 1, new byte[20]));
         }
         PeerClient client = client();
-        assertThat(client.ping(new PeerStatus(2, 77)).block(WAIT)).isEqualTo(new PeerStatus(1, 42));
-        assertThat(store.heard).as("what the caller told about itself").hasValue(new PeerStatus(2, 77));
+        assertThat(client.ping(new PeerStatus(2, 77, 1_000)).block(WAIT)).isEqualTo(new PeerStatus(1, 42, 7));
+        assertThat(store.heard).as("what the caller told about itself").hasValue(new PeerStatus(2, 77, 1_000));
         assertThat(store.heardFrom).as("the caller's name on the ring, as its ledger is keyed").hasValue(CLIENT);
         long[] digests = client.digest(new long[] {Long.MIN_VALUE, -1, 0, Long.MAX_VALUE}).block(WAIT);
         assertThat(digests).hasSize(4);
@@ -563,7 +563,7 @@ class PeerProtocolTest {
         public PeerStatus status(String peer, PeerStatus caller) {
             heardFrom.set(peer);
             heard.set(caller);
-            return new PeerStatus(1, 42);
+            return new PeerStatus(1, 42, 7);
         }
 
         @Override

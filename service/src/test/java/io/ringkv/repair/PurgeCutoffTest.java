@@ -48,11 +48,30 @@ class PurgeCutoffTest {
     }
 
     @Test
-    void olderThanTheGracePeriodAndTheLastRepairWithEveryPeerSharingTheRanges() {
+    void olderThanTheGracePeriodAndTheLastRepairWithEveryMember() {
         AntiEntropy antiEntropy = antiEntropy(ClusterMembership.fixed(A, List.of(A, B, C), 16));
         assertThat(antiEntropy.purgeCutoff(1_000)).isEqualTo(HybridClock.timestampAt(1_000));
         assertThat(antiEntropy.purgeCutoff(45_000)).isEqualTo(HybridClock.timestampAt(2_000));
         assertThat(ledger.purgedBefore()).as("the horizon its peers check").isEqualTo(HybridClock.timestampAt(2_000));
+    }
+
+    @Test
+    void aMemberThatSharesNoRangeHoldsPurgesBackToo() {
+        // One copy of each key: no two members share a range, but the horizon peers check must
+        // still not pass any member's last repair.
+        ClusterMembership membership = ClusterMembership.fixed(A, List.of(A, B, C), 16);
+        AntiEntropy antiEntropy = new AntiEntropy(membership, null, null, ledger, 1, true, Duration.ofMinutes(5), now::get,
+                new SimpleMeterRegistry());
+        assertThat(antiEntropy.purgeCutoff(45_000)).isEqualTo(HybridClock.timestampAt(2_000));
+    }
+
+    @Test
+    void aJoiningMemberHoldsPurgesBackLikeAnyOther() {
+        // In a new cluster members turn NORMAL one by one, pulling nothing: a node that purged
+        // while C was still JOINING would be past the start of C's first repair with it.
+        ClusterMembership membership = ClusterMembership.fixed(A, List.of(A, B, C), 16);
+        membership.setState(C, MemberState.JOINING);
+        assertThat(antiEntropy(membership).purgeCutoff(45_000)).isEqualTo(HybridClock.timestampAt(2_000));
     }
 
     @Test

@@ -13,7 +13,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.ringkv.peer.PeerStatus;
 import io.ringkv.replication.HybridClock;
 import io.ringkv.ring.ClusterMembership;
@@ -54,7 +53,7 @@ class PurgeHorizonCheckTest {
     @Test
     void horizonsWithinTheRepairsChangeNothing() {
         ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
-        PurgeHorizonCheck check = check(membership, memberLedger(), 3, true);
+        PurgeHorizonCheck check = check(membership, memberLedger(), true);
         check.observe("http://b", holding(HybridClock.timestampAt(LAST_REPAIR_WITH_B)));
         check.observe("http://c", holding(0)); // told none (an older peer, or it never purged)
         assertThat(membership.state(SELF)).isEqualTo(MemberState.NORMAL);
@@ -65,7 +64,7 @@ class PurgeHorizonCheckTest {
     @Test
     void aStoreBehindAPeersPurgesStopsServingAtOnceAndIsClearedAtItsNextStart() {
         ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
-        PurgeHorizonCheck check = check(membership, memberLedger(), 3, true);
+        PurgeHorizonCheck check = check(membership, memberLedger(), true);
 
         check.observe("http://b", holding(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 1));
 
@@ -84,36 +83,45 @@ class PurgeHorizonCheckTest {
     @Test
     void aPeerNeverRepairedWithThatPurgedIsAMiss() {
         ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
-        PurgeHorizonCheck check = check(membership, memberLedger(), 3, true);
+        PurgeHorizonCheck check = check(membership, memberLedger(), true);
         check.observe("http://c", holding(1));
         assertThat(check.fellBehind()).isTrue();
-    }
-
-    @Test
-    void aPeerThatSharesNoRangeWithThisNodeIsNotLookedAt() {
-        // One copy of each key: no two members share a range, and this node never repairs with c.
-        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
-        PurgeHorizonCheck check = check(membership, memberLedger(), 1, true);
-        check.observe("http://c", holding(Long.MAX_VALUE));
-        assertThat(check.fellBehind()).isFalse();
-        assertThat(membership.state(SELF)).isEqualTo(MemberState.NORMAL);
     }
 
     @Test
     void aJoiningNodeIsNotLookedAt() {
         // It pulls what the owners hold now, purges included.
         ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
-        PurgeHorizonCheck check = check(membership, memberLedger(), 3, true);
+        PurgeHorizonCheck check = check(membership, memberLedger(), true);
         membership.setState(SELF, MemberState.JOINING);
         check.observe("http://c", holding(Long.MAX_VALUE));
         assertThat(check.fellBehind()).isFalse();
     }
 
     @Test
+    void aRepairThePeerRecordedAndThisNodeDidNotHearOfCounts() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        PurgeHorizonCheck check = check(membership, memberLedger(), true);
+        // c repaired with this node at 2,000 s; the news of its end did not arrive here.
+        check.observe("http://c", new PeerStatus(MemberState.NORMAL.ordinal(), HybridClock.timestampAt(2_000_000), 2_000_000));
+        assertThat(check.fellBehind()).isFalse();
+        check.observe("http://c", new PeerStatus(MemberState.NORMAL.ordinal(), HybridClock.timestampAt(2_000_000) + 1, 2_000_000));
+        assertThat(check.fellBehind()).isTrue();
+    }
+
+    @Test
+    void aPeerThatDoesNotSayAgainstWhatItsHorizonIsMeasuredIsNotLookedAt() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        PurgeHorizonCheck check = check(membership, memberLedger(), true);
+        check.observe("http://c", new PeerStatus(MemberState.NORMAL.ordinal(), Long.MAX_VALUE, -1));
+        assertThat(check.fellBehind()).isFalse();
+    }
+
+    @Test
     void aJoiningPeerIsNotLookedAt() {
         ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
-        PurgeHorizonCheck check = check(membership, memberLedger(), 3, true);
-        check.observe("http://c", new PeerStatus(MemberState.JOINING.ordinal(), Long.MAX_VALUE));
+        PurgeHorizonCheck check = check(membership, memberLedger(), true);
+        check.observe("http://c", new PeerStatus(MemberState.JOINING.ordinal(), Long.MAX_VALUE, 0));
         check.observe("http://c", PeerStatus.UNKNOWN);
         assertThat(check.fellBehind()).isFalse();
     }
@@ -123,7 +131,7 @@ class PurgeHorizonCheckTest {
         ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
         RepairLedger ledger = memberLedger();
         ledger.purgedBefore(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 5);
-        PurgeHorizonCheck check = check(membership, ledger, 3, true);
+        PurgeHorizonCheck check = check(membership, ledger, true);
         check.observe("http://b", holding(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 1));
         assertThat(check.fellBehind()).isFalse();
         assertThat(membership.state(SELF)).isEqualTo(MemberState.NORMAL);
@@ -133,15 +141,15 @@ class PurgeHorizonCheckTest {
     @Test
     void aStaticPeerListIsNotChecked() {
         ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
-        PurgeHorizonCheck check = check(membership, memberLedger(), 3, false);
+        PurgeHorizonCheck check = check(membership, memberLedger(), false);
         check.observe("http://c", holding(Long.MAX_VALUE));
         assertThat(check.fellBehind()).isFalse();
         assertThat(membership.state(SELF)).isEqualTo(MemberState.NORMAL);
     }
 
-    /** What a peer that holds data (NORMAL) tells about itself. */
+    /** What a peer that holds data (NORMAL) and has forgotten its repairs with this node (or never had one) tells. */
     private static PeerStatus holding(long purgedBefore) {
-        return new PeerStatus(MemberState.NORMAL.ordinal(), purgedBefore);
+        return new PeerStatus(MemberState.NORMAL.ordinal(), purgedBefore, 0);
     }
 
     /** A member's store, with data, whose last repair with b started at {@link #LAST_REPAIR_WITH_B} and which never repaired with c. */
@@ -154,9 +162,7 @@ class PurgeHorizonCheckTest {
         return ledger;
     }
 
-    private PurgeHorizonCheck check(ClusterMembership membership, RepairLedger ledger, int replicationFactor, boolean enabled) {
-        var antiEntropy = new AntiEntropy(membership, null, null, ledger, replicationFactor, true, Duration.ofMinutes(5),
-                System::currentTimeMillis, new SimpleMeterRegistry());
-        return new PurgeHorizonCheck(membership, ledger, antiEntropy, enabled, reportedBroken::incrementAndGet);
+    private PurgeHorizonCheck check(ClusterMembership membership, RepairLedger ledger, boolean enabled) {
+        return new PurgeHorizonCheck(membership, ledger, enabled, reportedBroken::incrementAndGet);
     }
 }
