@@ -16,8 +16,8 @@ import io.ringkv.ring.MemberState;
 /**
  * Keeps a store that fell behind its peers' tombstone purges from serving, with DNS discovery.
  *
- * <p>A peer purges a tombstone only after a repair with every member it shares the range with,
- * and, for a grace period, with every member that went off its ring without handing its data over
+ * <p>A peer purges a tombstone only after a repair with every member of its ring, and, for a
+ * grace period, with every member that went off its ring without handing its data over
  * ({@link AntiEntropy#purgeCutoff}). A pod gone from DNS for longer (not scaled away: its node was
  * down, its volume kept) is forgotten, and the others purge without it. Back on its old volume, it
  * holds values whose deletes they no longer know of, and read repair or anti-entropy would hand
@@ -110,7 +110,7 @@ public final class PurgeHorizonCheck {
         if (!fellBehind.compareAndSet(false, true)) {
             return;
         }
-        log.error("{} purged tombstones below timestamp {}, past the start of this node's last repair with it ({}): it dropped"
+        log.error("{} purged tombstones below timestamp {}, past the start of their last repair ({}): it dropped"
                 + " deletes this node may not have seen (this node was off its ring), so this store could bring deleted"
                 + " values back. The node serves no reads and reports itself broken; restarted, it clears its store and"
                 + " joins as a new node", peer, status.purgedBefore(), since);
