@@ -96,8 +96,7 @@ public final class AntiEntropy implements SmartLifecycle {
         membership.onDeparture((member, lastState) -> {
             if (lastState == MemberState.LEAVING) {
                 // It pushed what it held to the next owners before it went.
-                ledger.forget(member);
-                absentSince.remove(member);
+                forget(member);
             } else {
                 absentSince.putIfAbsent(member, clock.getAsLong());
             }
@@ -132,9 +131,9 @@ public final class AntiEntropy implements SmartLifecycle {
 
     /**
      * The timestamp below which tombstones may be purged: older than the grace period, and older
-     * than the last repair with every member (0 while one never had one), and with every peer that went off the ring without handing its data over, for a grace
-     * period after it went. Remembered as this node's purge horizon, which its peers check
-     * ({@link PurgeHorizonCheck}).
+     * than the last repair with every member (0 while one never had one), and with every peer that
+     * went off the ring without handing its data over, for a grace period after it went.
+     * Remembered as this node's purge horizon, which its peers check ({@link PurgeHorizonCheck}).
      */
     public long purgeCutoff(long graceCutoffMillis) {
         if (!membership.isKnown() || !membership.state(membership.self()).holdsData()) {
@@ -144,9 +143,10 @@ public final class AntiEntropy implements SmartLifecycle {
         // Every member, joining ones and those that share no range with it too (repairs with them
         // are empty, and as regular): the horizon its peers check is then never past the start
         // of a repair with any member it knows (PurgeHorizonCheck).
-        List<String> members = membership.ring().members();
+        HashRing ring = membership.ring();
+        List<String> members = ring.members();
         long cutoff = graceCutoffMillis;
-        for (String peer : peersOf(membership.ring())) {
+        for (String peer : peersOf(ring)) {
             cutoff = Math.min(cutoff, ledger.lastRepairMillis(peer));
         }
         for (String peer : ledger.lastRepairs().keySet()) {
@@ -161,13 +161,18 @@ public final class AntiEntropy implements SmartLifecycle {
                 log.warn("{} has been off the ring for longer than the tombstone grace period without handing its data over:"
                         + " tombstones are purged without it from now on; if it comes back on its old store, it finds that"
                         + " store behind its peers' purges and starts empty", peer);
-                ledger.forget(peer);
-                absentSince.remove(peer);
+                forget(peer);
             }
         }
         long timestamp = HybridClock.timestampAt(Math.max(0, cutoff));
         ledger.purgedBefore(timestamp);
         return timestamp;
+    }
+
+    /** A peer gone for good: nothing waits for it any more. */
+    private void forget(String peer) {
+        ledger.forget(peer);
+        absentSince.remove(peer);
     }
 
     private Mono<Void> runDue() {

@@ -70,8 +70,7 @@ public final class ReplicaDirectory implements AutoCloseable {
         if (!(replica(member) instanceof RemoteReplica remote)) {
             return Mono.just(true);
         }
-        return remote.probe(new PeerStatus(membership.state(membership.self()).ordinal(), history.purgedBefore(),
-                        history.lastRepairMillis(member)))
+        return remote.probe(history.statusFor(member, membership.state(membership.self())))
                 .doOnNext(status -> {
                     RemoteReplica.stateOf(status).ifPresent(reported -> membership.setState(member, reported));
                     statusListeners.forEach(listener -> listener.accept(member, status));

@@ -1,5 +1,8 @@
 package io.ringkv.replication;
 
+import io.ringkv.peer.PeerStatus;
+import io.ringkv.ring.MemberState;
+
 /**
  * What a replica remembers of its convergence with its peers, as far as the replica side needs
  * it: peers tell it when they finished a repair with it, and it tells them how far it has purged
@@ -32,4 +35,9 @@ public interface ReplicaHistory {
 
     /** When the last repair with the peer that finished had started; 0 if none (or the peer was forgotten). */
     long lastRepairMillis(String peer);
+
+    /** What this node, in that member state, tells the peer about itself: in its PING, or in its answer to the peer's. */
+    default PeerStatus statusFor(String peer, MemberState state) {
+        return new PeerStatus(state.ordinal(), purgedBefore(), lastRepairMillis(peer));
+    }
 }

@@ -68,7 +68,7 @@ public final class ReplicaService implements PeerService {
     @Override
     public PeerStatus status(String peer, PeerStatus caller) {
         statusListeners.forEach(listener -> listener.accept(peer, caller));
-        return new PeerStatus(membership.state(name).ordinal(), history.purgedBefore(), history.lastRepairMillis(peer));
+        return history.statusFor(peer, membership.state(name));
     }
 
     @Override
