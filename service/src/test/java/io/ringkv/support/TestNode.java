@@ -49,6 +49,11 @@ public final class TestNode implements AutoCloseable {
         // A short warm-up: the code runs in every test, without costing each node seconds.
         settings.put("ringkv.startup.warm-up-requests", "20");
         settings.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
+        // Nodes start in parallel in one JVM and share logback's one LoggerContext, whose listener
+        // list is a plain ArrayList: LogbackMetrics adding to it from two starting nodes at once failed
+        // a start with "Index 1 out of bounds". A real node is alone in its JVM and keeps the metrics.
+        settings.put("spring.autoconfigure.exclude",
+                "org.springframework.boot.micrometer.metrics.autoconfigure.logging.logback.LogbackMetricsAutoConfiguration");
         settings.putAll(extraSettings);
         return new TestNode(port, settings);
     }
