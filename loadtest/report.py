@@ -26,10 +26,11 @@ from collections import defaultdict
 
 PCTS = [("p50", "med"), ("p90", "p(90)"), ("p99", "p(99)"), ("p99.9", "p(99.9)"), ("max", "max")]
 TARGET_NAMES = {"cluster": "cluster (3 nodes)", "cluster-sync": "cluster, fsync per write (3 nodes)",
-                "single": "single node", "netty": "bare Netty", "etcd": "etcd (3 members)"}
+                "single": "single node", "netty": "bare Netty",
+                "webflux": "bare WebFlux", "etcd": "etcd (3 members)"}
 # The names run.sh gives each target's processes (procs.tsv, rss.tsv).
 PROCESS_PREFIX = {"cluster": "node-", "cluster-sync": "sync-", "single": "single-", "netty": "netty-",
-                  "etcd": "etcd-"}
+                  "webflux": "webflux-", "etcd": "etcd-"}
 # Runs that are not one point of a scenario's rate sweep: the closed-loop wrk run, the cold start.
 WRK_SCENARIO, COLD_PREFIX = "wrk-mixed", "cold-"
 COLD_WINDOW_S = 15
@@ -610,7 +611,7 @@ def ratio(a, b):
     return f"{a / b:.2f}"
 
 
-BASELINES = ("single", "netty", "etcd")
+BASELINES = ("single", "netty", "webflux", "etcd")
 
 
 def baseline_ratios(rs):
@@ -736,7 +737,7 @@ def wrk_section(runs):
                    f"{x['errors']:.2f} | {rss_cell} | {cpu_cell} | {fmt_ms(r['cpu_per_req'])} | {busy_cell} |")
     out.append("")
     by_target = {r["target"]: r for r in wr if r["ok"]}
-    pairs = [("cluster", "single"), ("single", "netty"), ("cluster", "etcd"), ("cluster-sync", "etcd"),
+    pairs = [("cluster", "single"), ("single", "netty"), ("single", "webflux"), ("webflux", "netty"), ("cluster", "etcd"), ("cluster-sync", "etcd"),
              ("cluster-sync", "cluster")]
     rows = []
     for a, b in pairs:

@@ -11,11 +11,13 @@
 #   JAR=/tmp/a.jar TARGETS=cluster loadtest/run.sh; JAR=/tmp/b.jar TARGETS=cluster loadtest/run.sh
 #
 # Settings (environment):
-#   TARGETS        "cluster cluster-sync single netty etcd"   what to measure, in this order:
+#   TARGETS        "cluster cluster-sync single netty webflux etcd"   what to measure, in this order:
 #                    cluster       three ringkv nodes (WAL written, not fsynced per write)
 #                    cluster-sync  the same with --ringkv.storage.sync-writes=true (fsync per write)
 #                    single        one ringkv node alone
 #                    netty         loadtest/baseline/NettyBaseline.java: HTTP from memory, no storage
+#                    webflux       loadtest/baseline/WebFluxBaseline.java: the same through Spring
+#                                  WebFlux's functional endpoints, the framework ringkv's API runs on
 #                    etcd          three etcd members (Raft, fsync per write on every member; reads
 #                                  linearizable), through etcd's JSON gateway; no range, no replicas
 #                  (BASELINES is gone: name the baselines in TARGETS)
@@ -38,7 +40,7 @@
 #                                             on the empty store, before the warm-up; 0 skips it
 #   WRK=1          after each target's k6 runs, one closed-loop wrk run of the mixed load: three
 #                  wrk processes (-t1 -c$WRK_CONNECTIONS, default 16), one per node (single,
-#                  netty: all three to the one node), for WRK_DURATION (20s); 0 skips it
+#                  netty, webflux: all three to the one node), for WRK_DURATION (20s); 0 skips it
 #   PROFILE=0      1: cpu, alloc and lock flame graphs (async-profiler 4.5 from Maven Central,
 #                  attached with jcmd) of every JVM of the target for every measured run, in
 #                  profiles/<run>/; PROFILE_ALLOC (512k) and PROFILE_LOCK (10us) set the sampling
@@ -49,7 +51,7 @@
 #                  builds) always starts without.
 #   NODE_HEAP      256m                       -Xmx of every JVM started (ringkv nodes: bin/node --heap,
 #                                             direct memory a quarter of it)
-#   PORT_BASE      18080                      clusters on PORT_BASE..+2, single node +10, netty +11,
+#   PORT_BASE      18080                      clusters on PORT_BASE..+2, single node +10, netty +11, webflux +12,
 #                                             etcd clients +20..+22 and peers +30..+32
 #   SLOW_NODE_DELAY  unset                    e.g. 50ms: the clusters' third node answers every replica
 #                                             call that much late (ringkv.testing.replica-delay, from
@@ -76,9 +78,9 @@ if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   exit 0
 fi
 
-[ -z "${BASELINES+x}" ] || die "BASELINES is gone: use TARGETS, e.g. TARGETS=\"cluster single netty\" (default: \"cluster cluster-sync single netty etcd\")"
+[ -z "${BASELINES+x}" ] || die "BASELINES is gone: use TARGETS, e.g. TARGETS=\"cluster single netty\" (default: \"cluster cluster-sync single netty webflux etcd\")"
 
-TARGETS=${TARGETS:-"cluster cluster-sync single netty etcd"}
+TARGETS=${TARGETS:-"cluster cluster-sync single netty webflux etcd"}
 SCENARIOS=${SCENARIOS:-"put get mixed range"}
 REPLICAS_LIST=${REPLICAS_LIST:-"2/3 3/3"}
 RATES=${RATES:-"300 600 1200 2400"}
@@ -105,7 +107,7 @@ export KEYSPACE VALUE_SIZE DURATION
 export K6_NO_USAGE_REPORT=true # k6 would otherwise phone home at the end of each run
 export K6_CSV_TIME_FORMAT=unix_milli
 
-readonly ALL_TARGETS="cluster cluster-sync single netty etcd"
+readonly ALL_TARGETS="cluster cluster-sync single netty webflux etcd"
 contains() { case " $1 " in *" $2 "*) return 0 ;; *) return 1 ;; esac; }
 for t in $TARGETS; do contains "$ALL_TARGETS" "$t" || die "unknown target \"$t\" in TARGETS: pick from $ALL_TARGETS"; done
 [ -n "${TARGETS// /}" ] || die "TARGETS is empty"
@@ -285,11 +287,11 @@ if [ -z "$py" ]; then
 fi
 
 classpath=""
-if contains "$TARGETS" netty; then
+if contains "$TARGETS" netty || contains "$TARGETS" webflux; then
   key=$(sha1sum pom.xml service/pom.xml | sha1sum | cut -c1-12)
   classpath_file=$cache_dir/classpath-$key.txt
   if [ ! -s "$classpath_file" ]; then
-    step "resolving the service's runtime classpath for the Netty baseline"
+    step "resolving the service's runtime classpath for the Netty and WebFlux baselines"
     bin/with-jdk ./mvnw -B -q -f service/pom.xml dependency:build-classpath \
       -Dmdep.includeScope=runtime -Dmdep.outputFile="$classpath_file"
   fi
@@ -324,6 +326,7 @@ fi
 cluster_ports=("$PORT_BASE" "$((PORT_BASE + 1))" "$((PORT_BASE + 2))")
 single_port=$((PORT_BASE + 10))
 netty_port=$((PORT_BASE + 11))
+webflux_port=$((PORT_BASE + 12))
 etcd_client_ports=("$((PORT_BASE + 20))" "$((PORT_BASE + 21))" "$((PORT_BASE + 22))")
 etcd_peer_ports=("$((PORT_BASE + 30))" "$((PORT_BASE + 31))" "$((PORT_BASE + 32))")
 ports=()
@@ -332,6 +335,7 @@ for t in $TARGETS; do
     cluster | cluster-sync) ports+=("${cluster_ports[@]}") ;;
     single) ports+=("$single_port") ;;
     netty) ports+=("$netty_port") ;;
+    webflux) ports+=("$webflux_port") ;;
     etcd) ports+=("${etcd_client_ports[@]}" "${etcd_peer_ports[@]}") ;;
   esac
 done
@@ -400,6 +404,7 @@ ringkv_node+=("${launch_jar[@]}")
   ! contains "$TARGETS" etcd ||
     echo "durability etcd: Raft, every write fsynced on every member (etcd's default), acknowledged once a majority has it"
   ! contains "$TARGETS" netty || echo "durability netty: none (answers from memory, stores nothing)"
+  ! contains "$TARGETS" webflux || echo "durability webflux: none (answers from memory, stores nothing)"
   if contains "$TARGETS" etcd; then
     echo "reads: ringkv a quorum of ack of from replicas (REPLICAS); etcd linearizable (the default, serializable=false)"
   else
@@ -586,7 +591,7 @@ run_wrk() { # target nodes replicas
 # circuit breaker rejected, breakers not closed right now. ringkv targets only.
 scrape_metrics() { # label urls (comma-separated)
   local label=$1 url port digest urls
-  [ "$store" = ringkv ] && [ "$current_target" != netty ] || return 0
+  [ "$store" = ringkv ] && [ "$current_target" != netty ] && [ "$current_target" != webflux ] || return 0
   mkdir -p "$run_dir/metrics"
   IFS=, read -ra urls <<<"$2"
   for url in "${urls[@]}"; do
@@ -767,15 +772,21 @@ for current_target in $TARGETS; do
       wait_ringkv_ready single
       measure single "http://127.0.0.1:$single_port" single- - 1
       ;;
-    netty)
-      step "baseline: bare Reactor Netty answering from memory"
-      store=ringkv # it speaks ringkv's public API
-      url=http://127.0.0.1:$netty_port
-      start_server "netty-$netty_port" "$run_dir/logs/netty-$netty_port.log" bin/with-jdk java -Xmx"$NODE_HEAP" \
-        -XX:+ExitOnOutOfMemoryError --enable-native-access=ALL-UNNAMED "${profile_flags[@]}" -cp "$classpath" loadtest/baseline/NettyBaseline.java "$netty_port" "$VALUE_SIZE"
-      await_node "$url" "${pids[0]}" "$run_dir/logs/netty-$netty_port.log"
+    netty | webflux)
+      if [ "$current_target" = netty ]; then
+        step "baseline: bare Reactor Netty answering from memory"
+        port=$netty_port source=loadtest/baseline/NettyBaseline.java
+      else
+        step "baseline: Spring WebFlux's functional endpoints on Reactor Netty, answering from memory"
+        port=$webflux_port source=loadtest/baseline/WebFluxBaseline.java
+      fi
+      store=ringkv # both speak ringkv's public API
+      url=http://127.0.0.1:$port
+      start_server "$current_target-$port" "$run_dir/logs/$current_target-$port.log" bin/with-jdk java -Xmx"$NODE_HEAP" \
+        -XX:+ExitOnOutOfMemoryError --enable-native-access=ALL-UNNAMED "${profile_flags[@]}" -cp "$classpath" "$source" "$port" "$VALUE_SIZE"
+      await_node "$url" "${pids[0]}" "$run_dir/logs/$current_target-$port.log"
       # It answers from memory: nothing to fill.
-      measure netty "$url" netty- - 0
+      measure "$current_target" "$url" "$current_target-" - 0
       ;;
     etcd)
       step "starting a three-member etcd cluster (Raft, fsync per write)"
