@@ -3,10 +3,13 @@
 # healthy three-node cluster; then node 2 wiped and restarted (a warm-up run, discarded, so that
 # its JIT and caches are warm); then "quiet", the same cluster with nothing but read repair
 # fixing node 2; then while anti-entropy refills node 2 from nodes 0 and 1 (the worst case: every
-# key differs). The ratio compares the last two: the same cluster state, with and without repair. Joins and leaves move data through the same code and throttle
-# (RangeSync, ringkv.repair.rate), so this bounds them too. Writes
+# key differs); then "after", once both repairs are over and node 2 holds everything again. The
+# goal's ratio compares "during" with "quiet" (node 2 empty: without repair, but also with less
+# to read); "during" against "after" compares with the same data at rest. Joins and leaves move
+# data through the same code and throttle (RangeSync, ringkv.repair.rate), so this bounds them
+# too. Writes
 # loadtest/results/repair-impact-<time>/ (k6 logs and summaries, the repair's own report) and
-# prints p50/p99 of both runs and their ratio (the goal: p99 within 1.25x of quiet).
+# prints p50/p99 of the runs and their ratios (the goal: p99 within 1.25x of quiet).
 #
 #   loadtest/repair-impact.sh
 #   KEYS=50000 RATE=200 DURATION=10s loadtest/repair-impact.sh
@@ -140,6 +143,16 @@ run_k6 repair
 curl -fs "${urls[0]}/actuator/repair" >"$out/repair-node0.json"
 curl -fs "${urls[1]}/actuator/repair" >"$out/repair-node1.json"
 
+log "after: the repairs over, node 2 full again; settle 10 s, then mixed 2/3 at $RATE/s for $DURATION"
+for i in 0 1; do
+  for _ in $(seq 120); do
+    curl -fs "${urls[$i]}/actuator/repair" | grep -q '"running":null' && break
+    sleep 1
+  done
+done
+sleep 10
+run_k6 after
+
 python3 - "$out" "$DURATION" <<'PY'
 import json, sys
 out, duration = sys.argv[1], sys.argv[2]
@@ -147,11 +160,13 @@ def figures(name):
     values = json.load(open(f"{out}/{name}.json"))["metrics"]["http_req_duration"]["values"]
     failed = json.load(open(f"{out}/{name}.json"))["metrics"].get("http_req_failed", {}).get("values", {}).get("rate", 0)
     return values["med"], values["p(99)"], failed
-healthy, quiet, repair = figures("healthy"), figures("quiet"), figures("repair")
+healthy, quiet, repair, after = figures("healthy"), figures("quiet"), figures("repair"), figures("after")
 print(f"healthy:       p50 {healthy[0]:7.1f} ms  p99 {healthy[1]:7.1f} ms  failed {100 * healthy[2]:.2f} %")
 print(f"quiet:         p50 {quiet[0]:7.1f} ms  p99 {quiet[1]:7.1f} ms  failed {100 * quiet[2]:.2f} %")
 print(f"during repair: p50 {repair[0]:7.1f} ms  p99 {repair[1]:7.1f} ms  failed {100 * repair[2]:.2f} %")
-print(f"p99 ratio (during repair / quiet): {repair[1] / quiet[1]:.2f} (goal <= 1.25); during repair / healthy: {repair[1] / healthy[1]:.2f}")
+print(f"after:         p50 {after[0]:7.1f} ms  p99 {after[1]:7.1f} ms  failed {100 * after[2]:.2f} %")
+print(f"p99 ratio (during repair / quiet): {repair[1] / quiet[1]:.2f} (goal <= 1.25); during repair / healthy: "
+      f"{repair[1] / healthy[1]:.2f}; during repair / after: {repair[1] / after[1]:.2f}")
 for node in ("node0", "node1"):
     report = json.load(open(f"{out}/repair-{node}.json"))["repair"]
     runs = ([report["running"]] if report.get("running") else []) + report.get("recent", [])
