@@ -7,7 +7,9 @@ import java.util.function.Supplier;
 
 import org.springframework.boot.availability.AvailabilityChangeEvent;
 import org.springframework.boot.availability.LivenessState;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -94,13 +96,44 @@ public class RepairConfiguration {
     @Bean
     PurgeHorizonCheck purgeHorizonCheck(ClusterMembership membership, RepairLedger repairLedger,
             ReplicaDirectory replicaDirectory, ReplicaService replicaService, RingkvProperties properties,
-            ApplicationEventPublisher events) {
+            BrokenLiveness brokenLiveness) {
         var check = new PurgeHorizonCheck(membership, repairLedger, properties.cluster().discovery().enabled(),
-                () -> AvailabilityChangeEvent.publish(events, PurgeHorizonCheck.class, LivenessState.BROKEN));
+                brokenLiveness::report);
         // Both ways a peer's horizon arrives: its answers to this node's PINGs, and its PINGs.
         replicaDirectory.onStatus(check::observe);
         replicaService.onPeerStatus(check::observe);
         return check;
+    }
+
+    @Bean
+    BrokenLiveness brokenLiveness(ApplicationEventPublisher events) {
+        return new BrokenLiveness(events);
+    }
+
+    /**
+     * Liveness BROKEN that stays broken. Spring Boot declares liveness CORRECT once the application
+     * has started: a peer's PING can find the store behind before that (the peer server answers
+     * first), and the restart that clears it must still come. So it is said again once ready.
+     */
+    static final class BrokenLiveness implements ApplicationListener<ApplicationReadyEvent> {
+        private final ApplicationEventPublisher events;
+        private volatile boolean broken;
+
+        BrokenLiveness(ApplicationEventPublisher events) {
+            this.events = events;
+        }
+
+        void report() {
+            broken = true;
+            AvailabilityChangeEvent.publish(events, this, LivenessState.BROKEN);
+        }
+
+        @Override
+        public void onApplicationEvent(ApplicationReadyEvent event) {
+            if (broken) {
+                AvailabilityChangeEvent.publish(events, this, LivenessState.BROKEN);
+            }
+        }
     }
 
     @Bean

@@ -107,7 +107,9 @@ public final class DataMovement implements SmartLifecycle {
     @Override
     public void start() {
         started = true;
-        if (membership.state(membership.self()) != MemberState.JOINING) {
+        if (membership.state(membership.self()) != MemberState.JOINING || ledger.markedLeft()) {
+            // Marked left already: a store found behind its peers' purges before this start. It
+            // serves again only once a restart has cleared it.
             return;
         }
         long begun = clock.getAsLong();
@@ -123,8 +125,16 @@ public final class DataMovement implements SmartLifecycle {
                                                 signal.failure().getMessage(), settings.retry())))))
                 .subscribe(ignored -> {
                 }, error -> log.error("joining stopped: {}", error.toString()), () -> {
-                    ledger.markJoined();
+                    if (!ledger.markJoined()) {
+                        log.warn("pulled its ranges, but the store was marked left meanwhile: it stays JOINING");
+                        return;
+                    }
                     membership.setState(membership.self(), MemberState.NORMAL);
+                    if (ledger.markedLeft()) {
+                        // Marked left between the two (PurgeHorizonCheck): its JOINING must stand.
+                        membership.setState(membership.self(), MemberState.JOINING);
+                        return;
+                    }
                     log.info("joined: pulled {} keys ({} bytes) in {} ms; serving reads", keys.get(), bytes.get(),
                             clock.getAsLong() - begun);
                 });

@@ -114,9 +114,12 @@ public final class PurgeHorizonCheck {
                 + " deletes this node may not have seen (this node was off its ring), so this store could bring deleted"
                 + " values back. The node serves no reads and reports itself broken; restarted, it clears its store and"
                 + " joins as a new node", peer, status.purgedBefore(), since);
+        // Marked left first: a join finishing at the same moment then cannot make the store a
+        // member's again, and sets JOINING back if it went NORMAL in between (DataMovement).
+        var stored = ledger.markLeft();
         membership.setState(membership.self(), MemberState.JOINING);
         // Broken only once the mark is stored: the restart that follows must find it.
-        ledger.markLeft().whenComplete((stored, error) -> {
+        stored.whenComplete((ignored, error) -> {
             if (error != null) {
                 log.error("could not mark the store as left: restarted, the node would serve it again", error);
             }

@@ -44,6 +44,7 @@ public final class RepairLedger implements ReplicaHistory {
     private final Map<String, Long> needsRepairSaved = new ConcurrentHashMap<>();
     private volatile long purgedBefore;
     private volatile boolean joined;
+    private volatile boolean left;
 
     /** Reads what the store kept, clearing a store whose node had left; blocking, at start. */
     public RepairLedger(RocksStore store) {
@@ -156,10 +157,20 @@ public final class RepairLedger implements ReplicaHistory {
         return joined;
     }
 
-    /** The node has pulled the ranges it owns: its store is a member's. */
-    public void markJoined() {
+    /**
+     * The node has pulled the ranges it owns: its store is a member's. Refused once the store was
+     * marked left in this process (a leave, or a store found behind its peers' purges while a join
+     * was still pulling): only a restart, which clears it, may join again.
+     *
+     * @return whether the store is now a member's
+     */
+    public synchronized boolean markJoined() {
+        if (left) {
+            return false;
+        }
         joined = true;
         save(MEMBERSHIP, JOINED);
+        return true;
     }
 
     /**
@@ -168,9 +179,15 @@ public final class RepairLedger implements ReplicaHistory {
      *
      * @return completes once the mark is stored
      */
-    public CompletableFuture<Boolean> markLeft() {
+    public synchronized CompletableFuture<Boolean> markLeft() {
+        left = true;
         joined = false;
         return save(MEMBERSHIP, LEFT);
+    }
+
+    /** Whether the store was marked left in this process: it must not serve again as it is. */
+    public boolean markedLeft() {
+        return left;
     }
 
     /** A map of peer to milliseconds, saved as lines of {@code peer=millis} (a peer's name is a URL, and may hold '='). */

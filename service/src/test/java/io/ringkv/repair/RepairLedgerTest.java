@@ -75,6 +75,25 @@ class RepairLedgerTest {
         assertThat(new RepairLedger(reopen()).joined()).as("cleared once, not on every start").isFalse();
     }
 
+    /**
+     * A store found behind its peers' purges while its join was still pulling (PurgeHorizonCheck)
+     * is marked left; the join finishing after that must not make it a member's again: seen on CI,
+     * where the node then served, and its peers' repairs pulled the deleted values back.
+     */
+    @Test
+    void aStoreMarkedLeftIsNotJoinedAgainBeforeARestartClearsIt() {
+        RepairLedger ledger = new RepairLedger(reopen());
+        store.apply(bytes("deleted-elsewhere"), Record.value(1, bytes("old"))).join();
+        ledger.markLeft().join();
+
+        assertThat(ledger.markJoined()).as("a join that finished after the mark").isFalse();
+        assertThat(ledger.joined()).isFalse();
+        assertThat(ledger.markedLeft()).isTrue();
+        RepairLedger restarted = new RepairLedger(reopen());
+        assertThat(store.get(bytes("deleted-elsewhere"))).as("cleared at the restart").isEmpty();
+        assertThat(restarted.markJoined()).as("after the restart it joins like a new node").isTrue();
+    }
+
     @Test
     void repairsAPeerRanAreRecordedUnderItsNameAndOldEntriesWithAddressesAreDropped() {
         RepairLedger ledger = new RepairLedger(reopen());
