@@ -1,8 +1,8 @@
 package io.ringkv.support;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -27,6 +28,8 @@ public final class TestNode implements AutoCloseable {
 
     /** The cluster secret every test node gets unless a test gives its own. */
     public static final String SECRET = "test-cluster-secret";
+    /** The lowest port tests are given; the ones below the kernel's ephemeral range are never an outgoing connection's. */
+    private static final int LOWEST_PORT = 10_000;
 
     private final int port;
     private final Map<String, Object> settings;
@@ -119,24 +122,38 @@ public final class TestNode implements AutoCloseable {
         return "http://127.0.0.1:" + port;
     }
 
-    /** Ports that were free a moment ago. */
+    /** Ports that were free a moment ago, from {@value #LOWEST_PORT} up to the kernel's ephemeral range. */
     public static List<Integer> freePorts(int count) {
-        List<ServerSocket> sockets = new ArrayList<>();
+        int ephemeralLow = ephemeralPortsFrom();
+        List<Integer> ports = new ArrayList<>();
+        while (ports.size() < count) {
+            int port = LOWEST_PORT + ThreadLocalRandom.current().nextInt(ephemeralLow - LOWEST_PORT);
+            if (!ports.contains(port) && isFree(port)) {
+                ports.add(port);
+            }
+        }
+        return ports;
+    }
+
+    /**
+     * The first port of the kernel's ephemeral range. Tests restart nodes on their old ports, and
+     * an ephemeral port may meanwhile have become the local end of some outgoing connection:
+     * NodeFailureTest failed now and then with "Port ... is already in use".
+     */
+    private static int ephemeralPortsFrom() {
         try {
-            for (int i = 0; i < count; i++) {
-                sockets.add(new ServerSocket(0));
-            }
-            return sockets.stream().map(ServerSocket::getLocalPort).toList();
+            String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+            return Math.max(LOWEST_PORT + 1_000, Integer.parseInt(range.split("\\s+")[0]));
+        } catch (IOException | RuntimeException e) {
+            return 32_768; // Linux's default
+        }
+    }
+
+    private static boolean isFree(int port) {
+        try (ServerSocket socket = new ServerSocket(port)) {
+            return true;
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } finally {
-            for (ServerSocket socket : sockets) {
-                try {
-                    socket.close();
-                } catch (IOException ignored) {
-                    // the port is still released when the JVM exits
-                }
-            }
+            return false;
         }
     }
 }
