@@ -7,9 +7,11 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -18,6 +20,7 @@ import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.reactive.function.server.support.RouterFunctionMapping;
 
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.metrics.ClientRequestMetrics;
@@ -46,6 +49,25 @@ public class ApiRoutes {
      * @param bodyTimeout   how long a PUT's body may take to arrive (ringkv.overload.body-timeout)
      */
     public record Settings(int maxValueBytes, Duration bodyTimeout) {
+    }
+
+    /**
+     * The route table is asked first. Spring asks its handler mappings in order, and Actuator's
+     * (when it shares the public port, as it does unless management.server.port is set) come
+     * before the route table by default: every API request was first looked up, and missed, in
+     * Actuator's endpoint mappings. The table matches only its own {@code /v0/} paths.
+     */
+    @Bean
+    static BeanPostProcessor routeTableFirst() {
+        return new BeanPostProcessor() {
+            @Override
+            public Object postProcessBeforeInitialization(Object bean, String beanName) {
+                if (bean instanceof RouterFunctionMapping mapping) {
+                    mapping.setOrder(Ordered.HIGHEST_PRECEDENCE);
+                }
+                return bean;
+            }
+        };
     }
 
     @Bean
