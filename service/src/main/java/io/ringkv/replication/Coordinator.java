@@ -24,6 +24,7 @@ import io.ringkv.overload.AdmissionControl;
 import io.ringkv.overload.OverloadedException;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
+import io.ringkv.storage.RocksStore;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -175,6 +176,12 @@ public final class Coordinator {
         List<Replica> targets = ReplicaPreference.cheapestFirst(
                 placement.readReplicas(key, factor.from()), Replica::expectedLatencyMillis);
         int first = readHedgeDelay.isZero() ? targets.size() : factor.ack();
+        if (first == 1 && targets.get(0) instanceof LocalReplica local) {
+            Mono<Optional<byte[]>> answered = answeredFromMemory(local, key, hold);
+            if (answered != null) {
+                return answered;
+            }
+        }
         LateAnswers late = new LateAnswers(key, hold);
         return Mono.defer(() -> {
                     hold.retain(); // for the replica calls, let go after the last has ended
@@ -190,6 +197,31 @@ public final class Coordinator {
                     Mono<Void> repaired = plan.needed() ? repair(key, plan) : Mono.empty();
                     return repaired.thenReturn(plan.newest().filter(record -> !record.tombstone()).map(Record::value));
                 });
+    }
+
+    /**
+     * A read that this node's own replica decides alone (the one replica asked first, at ack 1),
+     * answered at once when the record is in memory; null when it is not, or when the clock
+     * would refuse its timestamp (the round then counts that as the replica's failure). A round of calls would
+     * come to the same answer: its one call answers before any hedge or deadline, there can be no
+     * late answers, and one answer needs no repair; the round only adds operators and a timer.
+     */
+    private Mono<Optional<byte[]>> answeredFromMemory(LocalReplica local, byte[] key, AdmissionControl.Held hold) {
+        RocksStore.Lookup inMemory = local.readFromMemory(key);
+        if (!inMemory.known()) {
+            return null;
+        }
+        Optional<Record> answer = inMemory.found();
+        if (answer.isPresent()) {
+            if (!clock.accepts(answer.get().timestamp())) {
+                return null;
+            }
+            clock.observe(answer.get().timestamp());
+            if (!hold.tryAddAnswer(answer.get().value().length)) {
+                return Mono.error(OverloadedException.bytesInFlight());
+            }
+        }
+        return Mono.just(answer.filter(record -> !record.tombstone()).map(Record::value));
     }
 
     private static Mono<Optional<Record>> held(Optional<Record> answer, AdmissionControl.Held hold) {

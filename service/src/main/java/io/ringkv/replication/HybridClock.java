@@ -50,12 +50,17 @@ public final class HybridClock {
      *         clock: the caller refuses what carried it
      */
     public boolean observe(long remoteTimestamp) {
-        if (physicalMillisOf(remoteTimestamp) > physicalMillis.getAsLong() + maxOffsetMillis) {
+        if (!accepts(remoteTimestamp)) {
             refused.increment();
             return false;
         }
         last.accumulateAndGet(remoteTimestamp, Math::max);
         return true;
+    }
+
+    /** Whether {@link #observe} would take the timestamp in: within the maximum offset. Counts nothing. */
+    public boolean accepts(long remoteTimestamp) {
+        return physicalMillisOf(remoteTimestamp) <= physicalMillis.getAsLong() + maxOffsetMillis;
     }
 
     /** How many timestamps {@link #observe} refused since the start. */

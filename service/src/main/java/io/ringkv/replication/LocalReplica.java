@@ -57,11 +57,16 @@ public final class LocalReplica implements Replica {
     @Override
     public Mono<Optional<Record>> read(byte[] key) {
         return Mono.defer(() -> {
-            RocksStore.Lookup cached = store.getIfCached(key);
+            RocksStore.Lookup cached = readFromMemory(key);
             return cached.known()
                     ? Mono.just(cached.found())
                     : Mono.fromCallable(() -> store.get(key)).subscribeOn(storageScheduler);
         });
+    }
+
+    /** The record if it is in memory (a memtable or the block cache), else not {@link RocksStore.Lookup#known()}: never blocks. */
+    public RocksStore.Lookup readFromMemory(byte[] key) {
+        return store.getIfCached(key);
     }
 
     /**
