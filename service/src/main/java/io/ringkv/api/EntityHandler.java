@@ -16,6 +16,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import io.ringkv.overload.AdmissionControl;
 import io.ringkv.overload.OverloadedException;
 import io.ringkv.replication.Coordinator;
+import io.ringkv.replication.Deadlines;
 import io.ringkv.replication.Placement;
 import io.ringkv.storage.KeyedRecord;
 import reactor.core.publisher.Flux;
@@ -94,7 +95,7 @@ final class EntityHandler {
             }
         });
         return DataBufferUtils.join(body, (int) maxValueBytes)
-                .timeout(bodyTimeout, Mono.error(() -> new BadRequestException(HttpStatus.REQUEST_TIMEOUT,
+                .timeout(Deadlines.delay(bodyTimeout), Mono.error(() -> new BadRequestException(HttpStatus.REQUEST_TIMEOUT,
                         "the body did not arrive within ringkv.overload.body-timeout (" + bodyTimeout.toMillis() + " ms)")))
                 .onErrorMap(DataBufferLimitException.class, error -> tooLarge())
                 .map(EntityHandler::drain)

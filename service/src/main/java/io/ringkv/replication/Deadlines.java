@@ -7,6 +7,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.ThreadExecutorMap;
 import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -15,9 +16,18 @@ import reactor.core.scheduler.Schedulers;
  * insertion on the same thread; Reactor's timeout operators would hand every one of them to a
  * shared scheduler thread and back.
  */
-final class Deadlines {
+public final class Deadlines {
 
     private Deadlines() {
+    }
+
+    /**
+     * Like {@link Mono#delay(Duration)}, emitting 0 after the delay, but timed on the subscriber's
+     * event loop: for {@code timeout(Publisher)}, whose timer is otherwise set and, nearly
+     * always, cancelled again on another thread for every request.
+     */
+    public static Mono<Long> delay(Duration delay) {
+        return Mono.create(sink -> sink.onCancel(after(delay, () -> sink.success(0L))));
     }
 
     static Disposable after(Duration delay, Runnable task) {
