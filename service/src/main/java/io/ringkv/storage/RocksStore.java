@@ -27,6 +27,7 @@ import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 import org.rocksdb.FlushOptions;
+import org.rocksdb.Holder;
 import org.rocksdb.HyperClockCache;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
@@ -38,7 +39,6 @@ import org.rocksdb.Slice;
 import org.rocksdb.Snapshot;
 import org.rocksdb.Statistics;
 import org.rocksdb.StatsLevel;
-import org.rocksdb.Status;
 import org.rocksdb.TickerType;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
@@ -249,15 +249,20 @@ public final class RocksStore implements AutoCloseable {
             if (closed) {
                 return Lookup.NOT_CACHED;
             }
-            byte[] bytes = db.get(records, cachedReads, key);
-            readsFromMemory.increment();
-            return bytes == null ? Lookup.ABSENT : new Lookup(true, RecordCodec.decode(bytes));
-        } catch (RocksDBException e) {
-            if (e.getStatus() != null && e.getStatus().getCode() == Status.Code.Incomplete) {
+            // keyMayExist reads only memory, like a get at the block-cache tier, but reports a
+            // record that is not in memory by its answer rather than by an exception, whose
+            // stack trace cost more than the rest of the look-up.
+            Holder<byte[]> found = new Holder<>();
+            if (!db.keyMayExist(records, cachedReads, key, found)) {
+                readsFromMemory.increment();
+                return Lookup.ABSENT;
+            }
+            if (found.getValue() == null) {
                 readsNotInMemory.increment();
                 return Lookup.NOT_CACHED;
             }
-            throw new StorageException(e.getMessage(), e);
+            readsFromMemory.increment();
+            return new Lookup(true, RecordCodec.decode(found.getValue()));
         } finally {
             lifecycle.readLock().unlock();
         }

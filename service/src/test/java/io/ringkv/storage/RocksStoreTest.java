@@ -186,6 +186,9 @@ class RocksStoreTest {
         var lookup = store.getIfCached(b("k"));
         assertThat(!lookup.known() || lookup.found().equals(java.util.Optional.of(Record.value(1, b("v"))))).isTrue();
         assertThat(store.get(b("k"))).contains(Record.value(1, b("v")));
+        // That read brought the record's block into the cache: from memory now.
+        assertThat(store.getIfCached(b("k")).known()).as("in the block cache").isTrue();
+        assertThat(store.getIfCached(b("k")).found()).contains(Record.value(1, b("v")));
     }
 
     /**
