@@ -195,16 +195,17 @@ public final class Coordinator {
                     ReadRepair.Plan<Replica> plan = ReadRepair.plan(answers);
                     late.decided(answers, plan.stale());
                     Mono<Void> repaired = plan.needed() ? repair(key, plan) : Mono.empty();
-                    return repaired.thenReturn(plan.newest().filter(record -> !record.tombstone()).map(Record::value));
+                    return repaired.thenReturn(liveValue(plan.newest()));
                 });
     }
 
     /**
      * A read that this node's own replica decides alone (the one replica asked first, at ack 1),
      * answered at once when the record is in memory; null when it is not, or when the clock
-     * would refuse its timestamp (the round then counts that as the replica's failure). A round of calls would
-     * come to the same answer: its one call answers before any hedge or deadline, there can be no
-     * late answers, and one answer needs no repair; the round only adds operators and a timer.
+     * would refuse its timestamp (the round then counts that as the replica's failure). A round
+     * of calls would come to the same answer: its one call answers before any hedge or deadline,
+     * there can be no late answers, and one answer needs no repair; the round only adds
+     * operators and a timer.
      */
     private Mono<Optional<byte[]>> answeredFromMemory(LocalReplica local, byte[] key, AdmissionControl.Held hold) {
         RocksStore.Lookup inMemory = local.readFromMemory(key);
@@ -217,11 +218,13 @@ public final class Coordinator {
                 return null;
             }
             clock.observe(answer.get().timestamp());
-            if (!hold.tryAddAnswer(answer.get().value().length)) {
-                return Mono.error(OverloadedException.bytesInFlight());
-            }
         }
-        return Mono.just(answer.filter(record -> !record.tombstone()).map(Record::value));
+        return held(answer, hold).map(Coordinator::liveValue);
+    }
+
+    /** The value a client gets: none for a tombstone or no record. */
+    private static Optional<byte[]> liveValue(Optional<Record> newest) {
+        return newest.filter(record -> !record.tombstone()).map(Record::value);
     }
 
     private static Mono<Optional<Record>> held(Optional<Record> answer, AdmissionControl.Held hold) {
