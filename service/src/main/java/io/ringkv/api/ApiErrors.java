@@ -19,6 +19,7 @@ import org.springframework.web.server.WebExceptionHandler;
 
 import io.ringkv.overload.OverloadedException;
 import io.ringkv.replication.NotEnoughReplicasException;
+import io.ringkv.ring.RingNotKnownException;
 import io.ringkv.storage.StorageException;
 import io.ringkv.storage.StorageOverloadedException;
 import reactor.core.publisher.Mono;
@@ -31,6 +32,7 @@ final class ApiErrors {
 
     private static final Logger log = LoggerFactory.getLogger(ApiErrors.class);
     static final String OVERLOADED = "Service Unavailable: the node is overloaded, retry later";
+    static final String RING_NOT_KNOWN = "Service Unavailable: this node has not found the other members of its cluster yet, retry later";
 
     private ApiErrors() {
     }
@@ -60,6 +62,10 @@ final class ApiErrors {
             // A storage queue is full, or too many bytes are in flight: the client should come back shortly.
             return overloaded();
         }
+        if (error instanceof RingNotKnownException) {
+            // Still starting: a moment later (or another node) can answer.
+            return retryLater(RING_NOT_KNOWN);
+        }
         if (error instanceof StorageException) {
             log.warn("storage failure: {}", error.getMessage());
             return plain(HttpStatus.SERVICE_UNAVAILABLE, "Service Unavailable: " + error.getMessage());
@@ -68,10 +74,14 @@ final class ApiErrors {
     }
 
     static Mono<ServerResponse> overloaded() {
+        return retryLater(OVERLOADED);
+    }
+
+    private static Mono<ServerResponse> retryLater(String message) {
         return ServerResponse.status(HttpStatus.SERVICE_UNAVAILABLE)
                 .header(HttpHeaders.RETRY_AFTER, "1")
                 .contentType(MediaType.TEXT_PLAIN)
-                .bodyValue(OVERLOADED);
+                .bodyValue(message);
     }
 
     static Mono<ServerResponse> plain(HttpStatus status, String message) {

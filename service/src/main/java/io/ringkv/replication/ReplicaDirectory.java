@@ -11,6 +11,7 @@ import io.ringkv.peer.PeerConnector;
 import io.ringkv.peer.PeerStatus;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;
+import io.ringkv.ring.RingNotKnownException;
 import reactor.core.publisher.Mono;
 
 /**
@@ -47,8 +48,9 @@ public final class ReplicaDirectory implements AutoCloseable {
         return membership.ring().replicasFor(key, count).stream().map(this::replica).toList();
     }
 
-    /** Every member of the ring. */
+    /** Every member of the ring, for a request; refused while the ring is not known ({@link RingNotKnownException}). */
     public List<Replica> all() {
+        requireKnownRing();
         return membership.ring().members().stream().map(this::replica).toList();
     }
 
@@ -79,10 +81,17 @@ public final class ReplicaDirectory implements AutoCloseable {
                 .onErrorReturn(false);
     }
 
-    /** Where keys live now: one snapshot of the rings, for one request. */
+    /** Where keys live now: one snapshot of the rings, for one request; refused while the ring is not known. */
     public Placement placement() {
+        requireKnownRing();
         ClusterMembership.View view = membership.view();
         return new Placement(view.current(), view.future(), view.joining().values(), this::replica);
+    }
+
+    private void requireKnownRing() {
+        if (!membership.isKnown()) {
+            throw new RingNotKnownException();
+        }
     }
 
     /** A peer by name, or null if it is not a member (any more). */

@@ -65,7 +65,13 @@ public final class WarmUp implements ApplicationRunner {
         if (requests == 0) {
             return;
         }
+        long waitedFrom = System.nanoTime();
+        if (!ringKnownWithin(budget)) {
+            log.warn("the ring was not known within {} (ringkv.startup.warm-up-timeout): no warm-up", budget);
+            return;
+        }
         long started = System.nanoTime();
+        Duration left = budget.minusNanos(started - waitedFrom);
         List<String> reads = ownKeys("ringkv-warm-up-", requests);
         List<String> writes = ownKeys("\u0000ringkv-warm-up-", requests);
         HttpClient http = HttpClient.create().baseUrl("http://127.0.0.1:" + httpPort.getAsInt()).responseTimeout(Duration.ofSeconds(5));
@@ -90,12 +96,33 @@ public final class WarmUp implements ApplicationRunner {
             Flux.merge(readPath, writePath, peerPath).onErrorResume(error -> {
                 log.debug("a warm-up request failed: {}", error.toString());
                 return Mono.empty();
-            }).then().block(budget);
+            }).then().block(left);
             log.info("warmed the request path with {} reads and {} writes in {} ms", reads.size(), writes.size(),
                     Duration.ofNanos(System.nanoTime() - started).toMillis());
         } catch (IllegalStateException timeout) {
             log.warn("the warm-up did not finish within {}: ready anyway", budget);
         }
+    }
+
+    /**
+     * Waits for discovery to find the members: until then the node refuses requests, and neither
+     * the keys it owns nor its peers are known. Readiness waits for the ring as well, so the node
+     * is ready at most the warm-up's length later than if both ran side by side.
+     */
+    private boolean ringKnownWithin(Duration max) {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (!membership.isKnown()) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Keys whose first replica is this node, so that serving them involves no peer. */

@@ -68,7 +68,8 @@ final class NodeClient {
                 members.add(new Member(text(member.get("name")), text(member.get("address")), text(member.get("state")),
                         text(member.get("dataState"))));
             }
-            return new ClusterView(text(root.get("self")), root.path("version").asLong(-1), members, response.body());
+            return new ClusterView(text(root.get("self")), root.path("version").asLong(-1), root.path("known").asBoolean(false),
+                    members, response.body());
         } catch (RuntimeException e) {
             throw new AssertionError("GET /v0/cluster on " + node + " answered JSON the test cannot read: " + response.body(), e);
         }
@@ -109,7 +110,8 @@ final class NodeClient {
     }
 
     /** What {@code GET /v0/cluster} says; {@code raw} is the JSON, for failure messages. */
-    record ClusterView(String self, long version, List<Member> members, String raw) {
+    /** @param known whether the node has found its members (past discovery's bootstrap gate) */
+    record ClusterView(String self, long version, boolean known, List<Member> members, String raw) {
 
         /** The ring: every member's name, sorted. */
         List<String> ring() {

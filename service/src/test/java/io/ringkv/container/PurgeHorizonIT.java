@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -87,16 +88,29 @@ class PurgeHorizonIT {
                     Duration.ofNanos(System.nanoTime() - deleted).toMillis());
 
             Node node3 = cluster.recreateUnready("node3");
-            Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            // From its first answer on, node3 may refuse (503: it has not found its members yet) but
+            // never hand a value back, not even before its ring and its check are done.
+            AtomicInteger refused = new AtomicInteger();
+            Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+                for (int i = 0; i < KEYS; i += 10) {
+                    int status = client.getEntity(node3.api(), key(i), null).status();
+                    assertThat(status).as("%s through node3 while it starts", key(i)).isIn(404, 503);
+                    if (status == 503) {
+                        refused.incrementAndGet();
+                    }
+                }
                 for (Node node : others) {
                     var view = client.cluster(node.api());
                     assertThat(view.ring()).as("%s's ring: %s", node, view).hasSize(3);
                     assertThat(view.members()).filteredOn(member -> member.name().equals(node3.name()))
                             .extracting(NodeClient.Member::dataState).as("node3 on %s: %s", node, view).containsExactly("JOINING");
                 }
+                var own = client.cluster(node3.api());
+                assertThat(own.known()).as("node3 found its members: %s", own).isTrue();
                 assertThat(client.get(node3.management(), "/actuator/health/liveness").status())
                         .as("node3 reports itself broken, for Kubernetes to restart it").isEqualTo(503);
             });
+            System.out.printf("[container tests] node3 refused %d reads while it had not found its members yet%n", refused.get());
             assertThat(node3.logs()).contains("purged tombstones below timestamp");
 
             long until = System.nanoTime() + WATCHED.toNanos();

@@ -140,8 +140,8 @@ public final class RingkvCluster implements AutoCloseable {
     }
 
     /**
-     * Waits until every running node lists exactly the nodes of these hostnames on its ring, each
-     * holding its data (NORMAL). Agreeing on the members is not enough: in a new cluster a node
+     * Waits until every running node has found its members, lists exactly the nodes of these
+     * hostnames on its ring, each holding its data (NORMAL) and reachable (UP). Agreeing on the members is not enough: in a new cluster a node
      * that saw a peer turn NORMAL first joins it (pulls, and is JOINING) for a few seconds, and
      * until every node has seen it NORMAL a write at {@code replicas=3/3} is refused with 400.
      */
@@ -151,8 +151,13 @@ public final class RingkvCluster implements AutoCloseable {
             for (Node node : running()) {
                 ClusterView view = client.cluster(node.api());
                 assertThat(view.ring()).as("the ring of %s: %s", node, view).isEqualTo(ring);
+                assertThat(view.known()).as("%s found its members: %s", node, view).isTrue();
                 assertThat(view.members()).as("the members' data states on %s: %s", node, view)
                         .allSatisfy(member -> assertThat(member.dataState()).isEqualTo("NORMAL"));
+                // A peer whose breaker opened while the nodes were starting would fail a request at
+                // from/from at once: the cluster is whole once every node reaches every other.
+                assertThat(view.members()).as("the members' reachability on %s: %s", node, view)
+                        .allSatisfy(member -> assertThat(member.state()).isEqualTo("UP"));
             }
         });
     }

@@ -1,0 +1,50 @@
+package io.ringkv.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.MemberState;
+import io.ringkv.ring.RingNotKnownException;
+
+/**
+ * A node whose discovery has not found its members yet places no key: its ring is itself alone,
+ * and a read from it could hand back values its peers deleted (seen on CI: a node back on an old
+ * volume answered 200 for a purged key in the second before its first discovery round ended).
+ */
+class ReplicaDirectoryTest {
+
+    private static final String SELF = "http://node3:8080";
+
+    @Test
+    void placesNoKeyUntilDiscoveryHasFoundTheMembers() {
+        ClusterMembership membership = ClusterMembership.discovered(SELF, 16);
+        // Found behind its peers' purges by a peer's PING before its own first round: JOINING, ring of itself.
+        membership.setState(SELF, MemberState.JOINING);
+        try (ReplicaDirectory directory = new ReplicaDirectory(membership, null, null, null, null)) {
+            assertThatThrownBy(directory::placement).isInstanceOf(RingNotKnownException.class);
+            assertThatThrownBy(directory::all).isInstanceOf(RingNotKnownException.class);
+
+            membership.update(Set.of(SELF, "http://node1:8080", "http://node2:8080"));
+            membership.markKnown();
+
+            assertThat(directory.placement().current().members())
+                    .as("reads ask the members that hold data, not the one behind")
+                    .containsExactlyInAnyOrder("http://node1:8080", "http://node2:8080");
+            assertThat(directory.placement().size()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aFixedClusterIsKnownFromTheStart() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, List.of(SELF, "http://node1:8080"), 16);
+        try (ReplicaDirectory directory = new ReplicaDirectory(membership, null, null, null, null)) {
+            assertThat(directory.placement().size()).isEqualTo(2);
+        }
+    }
+}
