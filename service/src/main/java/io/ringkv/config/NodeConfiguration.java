@@ -46,6 +46,7 @@ import io.ringkv.storage.StorageSettings;
 import io.ringkv.storage.TombstonePurge;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.netty.resources.LoopResources;
 
 /**
  * Wires the node from its settings. The pieces themselves know nothing of Spring; this is the
@@ -127,11 +128,15 @@ public class NodeConfiguration {
     /**
      * The node's own event loops instead of Reactor Netty's JVM-wide ones: closing a node then
      * releases exactly what it started, and nodes sharing a JVM (as in the tests) stay independent.
+     * The public server, the peer server and the peer clients share them, as many as
+     * {@code ringkv.event-loops}: more loops than cores only switch between each other.
      */
     @Bean
-    ReactorResourceFactory reactorResourceFactory() {
+    ReactorResourceFactory reactorResourceFactory(RingkvProperties properties) {
         ReactorResourceFactory factory = new ReactorResourceFactory();
         factory.setUseGlobalResources(false);
+        int loops = properties.eventLoopCount();
+        factory.setLoopResourcesSupplier(() -> LoopResources.create("ringkv-loop", loops, true));
         return factory;
     }
 

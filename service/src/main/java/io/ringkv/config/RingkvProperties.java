@@ -41,6 +41,10 @@ import jakarta.validation.constraints.PositiveOrZero;
  * @param health        how sick peers are detected
  * @param overload      how many requests a node works on at once
  * @param startup       what a node does before it reports ready
+ * @param eventLoops    the threads that serve the public API and the peers (never blocked); unset:
+ *                      one per processor the JVM sees. Reactor Netty's own default, at least 4,
+ *                      cost a 3-node cluster on 2 cores a fifth of its throughput in context
+ *                      switches and unbatched writes (loadtest/BENCHMARKS.md)
  */
 @Validated
 @ConfigurationProperties("ringkv")
@@ -56,7 +60,8 @@ public record RingkvProperties(
         @DefaultValue @Valid Storage storage,
         @DefaultValue @Valid Health health,
         @DefaultValue @Valid Overload overload,
-        @DefaultValue @Valid Startup startup) {
+        @DefaultValue @Valid Startup startup,
+        @Positive Integer eventLoops) {
 
     static final String DATA_DIR = "ringkv.data-dir";
 
@@ -83,6 +88,11 @@ public record RingkvProperties(
                     + peersAdopt + ", twice ringkv.cluster.discovery.refresh-interval), which the peers may take to adopt "
                     + "a new ring; got " + cleanup.settle());
         }
+    }
+
+    /** How many event loops the node runs: {@link #eventLoops}, or one per processor. */
+    public int eventLoopCount() {
+        return eventLoops != null ? eventLoops : Runtime.getRuntime().availableProcessors();
     }
 
     /** {@link #maxValueSize} in bytes, which fit an int. */

@@ -12,8 +12,11 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.client.ReactorResourceFactory;
 
+import io.netty.util.concurrent.EventExecutor;
 import io.ringkv.ring.HashRing;
 
 /** Each setting is checked where it is declared, and a bad one is reported in one line that names it. */
@@ -40,7 +43,27 @@ class SettingsValidationTest {
             assertThat(context).hasNotFailed();
             RingkvProperties properties = context.getBean(RingkvProperties.class);
             assertThat(properties.cluster().vnodes()).isEqualTo(HashRing.DEFAULT_VNODES);
+            assertThat(properties.eventLoopCount()).as("one event loop per processor").isEqualTo(Runtime.getRuntime().availableProcessors());
             assertThat(properties.cluster().listenPort()).as("a free port").isZero();
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class EventLoops {
+        @Bean
+        ReactorResourceFactory reactorResourceFactory(RingkvProperties properties) {
+            return new NodeConfiguration().reactorResourceFactory(properties);
+        }
+    }
+
+    @Test
+    void theNodeRunsAsManyEventLoopsAsSet() {
+        node("ringkv.event-loops=3").withUserConfiguration(EventLoops.class).run(context -> {
+            int loops = 0;
+            for (EventExecutor ignored : context.getBean(ReactorResourceFactory.class).getLoopResources().onServer(true)) {
+                loops++;
+            }
+            assertThat(loops).isEqualTo(3);
         });
     }
 
@@ -63,6 +86,7 @@ class SettingsValidationTest {
             "ringkv.health.breaker.slow-call-rate=100.5 | Invalid setting ringkv.health.breaker.slow-call-rate: must be a percentage above 0 and at most 100, got 100.5",
             "ringkv.cluster.port=70000                  | Invalid setting ringkv.cluster.port: must be a TCP port (1-65535), or unset for a free one, got 70000",
             "ringkv.cluster.vnodes=0                    | Invalid setting ringkv.cluster.vnodes: must be positive, got 0",
+            "ringkv.event-loops=0                       | Invalid setting ringkv.event-loops: must be positive, got 0",
             "ringkv.max-value-size=300MB                | Invalid setting ringkv.max-value-size: must be between 0 and 256MB, got 314572800B",
             "ringkv.overload.max-bytes-in-flight=1MB    | Invalid setting ringkv.overload.max-bytes-in-flight: 1048576 bytes is less than ringkv.max-value-size",
             "ringkv.repair.interval=13h                 | Invalid setting ringkv.repair.interval: must be at most half of ringkv.storage.tombstone-grace-period",
