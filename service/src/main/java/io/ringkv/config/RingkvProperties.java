@@ -44,7 +44,7 @@ import jakarta.validation.constraints.PositiveOrZero;
  * @param eventLoops    the threads that serve the public API and the peers (never blocked); unset:
  *                      one per processor the JVM sees. Reactor Netty's own default, at least 4,
  *                      cost a 3-node cluster on 2 cores a fifth of its throughput in context
- *                      switches and unbatched writes (loadtest/BENCHMARKS.md)
+ *                      switches and idle wake-ups (loadtest/BENCHMARKS.md)
  */
 @Validated
 @ConfigurationProperties("ringkv")
