@@ -109,8 +109,11 @@ final class NodeClient {
     record Member(String name, String address, String state, String dataState) {
     }
 
-    /** What {@code GET /v0/cluster} says; {@code raw} is the JSON, for failure messages. */
-    /** @param known whether the node has found its members (past discovery's bootstrap gate) */
+    /**
+     * What {@code GET /v0/cluster} says; {@code raw} is the JSON, for failure messages.
+     *
+     * @param known whether the node has found its members (past discovery's bootstrap gate)
+     */
     record ClusterView(String self, long version, boolean known, List<Member> members, String raw) {
 
         /** The ring: every member's name, sorted. */

@@ -141,9 +141,10 @@ public final class RingkvCluster implements AutoCloseable {
 
     /**
      * Waits until every running node has found its members, lists exactly the nodes of these
-     * hostnames on its ring, each holding its data (NORMAL) and reachable (UP). Agreeing on the members is not enough: in a new cluster a node
-     * that saw a peer turn NORMAL first joins it (pulls, and is JOINING) for a few seconds, and
-     * until every node has seen it NORMAL a write at {@code replicas=3/3} is refused with 400.
+     * hostnames on its ring, each holding its data (NORMAL) and reachable (UP). Agreeing on the
+     * members is not enough: in a new cluster a node that saw a peer turn NORMAL first joins it
+     * (pulls, and is JOINING) for a few seconds, and until every node has seen it NORMAL a write
+     * at {@code replicas=3/3} is refused with 400.
      */
     public void awaitRing(Duration atMost, String... hosts) {
         List<String> ring = Arrays.stream(hosts).map(host -> "http://" + host + ":" + API_PORT).sorted().toList();
