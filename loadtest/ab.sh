@@ -12,8 +12,8 @@
 # every JVM of the target together) per request, each wrk's p99, and non-2xx answers.
 #
 # Settings (environment): WARMUP=60s DURATION=20s KEYSPACE=5000 VALUE_SIZE=1400 READ_RATIO=0.5
-# REPLICAS=2/3 (cluster only) JVM_FLAGS="" (one more JVM flag for JAR_B's nodes only, to measure a
-# flag: give the same jar twice). Needs wrk (apt-get install wrk) and curl.
+# REPLICAS=2/3 (cluster only) JVM_FLAGS="" (more JVM flags for JAR_B's nodes only, to measure
+# flags: give the same jar twice; e.g. "-XX:-UseG1GC -XX:+UseZGC"). Needs wrk (apt-get install wrk) and curl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bin/lib/common.sh
@@ -66,9 +66,9 @@ load() { # seconds-label output-prefix
 }
 cpu_ticks() { local sum=0 pid; for pid in "$@"; do sum=$((sum + $(awk '{print $14 + $15}' "/proc/$pid/stat"))); done; echo "$sum"; }
 
-run() { # label jar [jvm flag]
-  local label=$1 jar=$2 flag=${3:-} jvm=()
-  [ -z "$flag" ] || jvm=(--jvm "$flag")
+run() { # label jar [jvm flags]
+  local label=$1 jar=$2 flag jvm=()
+  for flag in ${3:-}; do jvm+=(--jvm "$flag"); done
   for port in "${ports[@]}"; do
     bin/node --jar "$jar" --heap 256m "${jvm[@]}" -- --server.port="$port" --ringkv.data-dir="$work/$label-$port" \
       --ringkv.cluster.self="http://127.0.0.1:$port" ${peers:+--ringkv.cluster.peers="$peers"} \

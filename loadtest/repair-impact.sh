@@ -17,7 +17,8 @@
 # Settings (environment): KEYS (200000 values of VALUE_SIZE 1024 B: ~210 MB to stream, longer
 # than one run at the default 8 MB/s), RATE (300 requests/s), DURATION (20s), JAR
 # (service/target/ringkv.jar, built if missing), PORT_BASE (18080: ports 18080-18082), NODE_ARGS
-# (more settings for every node, e.g. "--ringkv.repair.rate=2MB"), PROFILE (1: cpu and alloc
+# (more settings for every node, e.g. "--ringkv.repair.rate=2MB"), JVM_FLAGS (more JVM flags for
+# every node, e.g. "-XX:+UseZGC -Xlog:gc:file=gc.log"), PROFILE (1: cpu and alloc
 # flame graphs of every node during the repair run, with async-profiler from Maven Central, as
 # loadtest/run.sh records them).
 set -euo pipefail
@@ -49,7 +50,7 @@ start_node() { # index [more settings]
   local i=$1; shift
   # Sized and started as bin/cluster starts its nodes (bin/node), from the fat jar. Scheduled
   # repairs far apart (at most half the grace period): only the one asked for runs.
-  bin/node --jar "$JAR" "${profile_flags[@]}" --server.port="${ports[$i]}" --ringkv.data-dir="$work/data$i" \
+  bin/node --jar "$JAR" "${profile_flags[@]}" "${jvm_flags[@]}" --server.port="${ports[$i]}" --ringkv.data-dir="$work/data$i" \
     --ringkv.cluster.self="${urls[$i]}" --ringkv.cluster.peers="$peers" --ringkv.cluster.secret="$SECRET" \
     --ringkv.repair.interval=12h ${NODE_ARGS:-} "$@" >>"$out/node$i.log" 2>&1 &
   pids[$i]=$!
@@ -93,6 +94,8 @@ profile() { # start|stop: async-profiler in every node, loaded with jcmd; flame 
     fi
   done
 }
+jvm_flags=()
+for flag in ${JVM_FLAGS:-}; do jvm_flags+=(--jvm "$flag"); done
 profile_flags=()
 if [ "${PROFILE:-0}" = 1 ]; then
   # As loadtest/run.sh: an agent loaded later without a warning, and stacks exact between safepoints.
