@@ -67,8 +67,9 @@ load() { # seconds-label output-prefix
 cpu_ticks() { local sum=0 pid; for pid in "$@"; do sum=$((sum + $(awk '{print $14 + $15}' "/proc/$pid/stat"))); done; echo "$sum"; }
 
 run() { # label jar [jvm flags]
-  local label=$1 jar=$2 flag jvm=()
-  for flag in ${3:-}; do jvm+=(--jvm "$flag"); done
+  local label=$1 jar=$2 flag flags jvm=()
+  read -ra flags <<<"${3:-}" # split on blanks only, unglobbed (-Xlog:gc*:file=...)
+  for flag in "${flags[@]}"; do jvm+=(--jvm "$flag"); done
   for port in "${ports[@]}"; do
     bin/node --jar "$jar" --heap 256m "${jvm[@]}" -- --server.port="$port" --ringkv.data-dir="$work/$label-$port" \
       --ringkv.cluster.self="http://127.0.0.1:$port" ${peers:+--ringkv.cluster.peers="$peers"} \

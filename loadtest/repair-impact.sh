@@ -94,8 +94,10 @@ profile() { # start|stop: async-profiler in every node, loaded with jcmd; flame 
     fi
   done
 }
+# Split on blanks only: a flag such as -Xlog:gc*:file=... must reach the JVM unglobbed.
+read -ra flags <<<"${JVM_FLAGS:-}"
 jvm_flags=()
-for flag in ${JVM_FLAGS:-}; do jvm_flags+=(--jvm "$flag"); done
+for flag in "${flags[@]}"; do jvm_flags+=(--jvm "$flag"); done
 profile_flags=()
 if [ "${PROFILE:-0}" = 1 ]; then
   # As loadtest/run.sh: an agent loaded later without a warning, and stacks exact between safepoints.
