@@ -64,6 +64,10 @@ public final class PeerMonitor {
                 .automaticTransitionFromOpenToHalfOpenEnabled(true)
                 // A request the peer found malformed is this node's mistake, not a sick peer.
                 .recordException(PeerMonitor::isPeerFailure)
+                // While a peer is down, every request that would have asked it is refused with a
+                // CallNotPermittedException: its stack trace would be filled in on the event loop
+                // for every such request, and nobody reads it.
+                .writableStackTraceEnabled(false)
                 .build());
         Gauge.builder("ringkv.replica.breaker.state", breaker, PeerMonitor::breakerLevel)
                 .description("The peer's circuit breaker: 0 closed, 1 half-open, 2 open")
