@@ -19,6 +19,7 @@ import io.ringkv.replication.Coordinator;
 import io.ringkv.replication.Deadlines;
 import io.ringkv.replication.Placement;
 import io.ringkv.storage.KeyedRecord;
+import io.ringkv.storage.Record;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -147,11 +148,11 @@ final class EntityHandler {
 
     private static DataBuffer chunk(DataBufferFactory buffers, KeyedRecord keyed) {
         byte[] key = keyed.key();
-        byte[] value = keyed.record().value();
-        return buffers.allocateBuffer(key.length + 1 + value.length)
+        Record record = keyed.record();
+        return buffers.allocateBuffer(key.length + 1 + record.valueLength())
                 .write(key)
                 .write((byte) '\n')
-                .write(value);
+                .write(record.valueBuffer());
     }
 
     private static byte[] drain(DataBuffer buffer) {

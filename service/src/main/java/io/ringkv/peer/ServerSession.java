@@ -295,7 +295,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     }
 
     private static long size(Optional<Record> record) {
-        return record.get().value().length;
+        return record.get().valueLength();
     }
 
     /** Queues the writes for the store's writer and answers once all are stored (or one failed). */

@@ -172,7 +172,7 @@ public final class Wire {
     }
 
     public static ByteBuf write(ByteBufAllocator allocator, int id, byte[] key, Record record) {
-        byte[] encoded = RecordCodec.encode(record);
+        byte[] encoded = record.encoded();
         ByteBuf frame = begin(allocator, WRITE, id, 2 + key.length + encoded.length);
         writeKey(frame, key);
         frame.writeBytes(encoded);
@@ -265,7 +265,7 @@ public final class Wire {
     }
 
     public static ByteBuf record(ByteBufAllocator allocator, int id, Record record) {
-        byte[] encoded = RecordCodec.encode(record);
+        byte[] encoded = record.encoded();
         ByteBuf frame = begin(allocator, RECORD, id, encoded.length);
         frame.writeBytes(encoded);
         return seal(frame);
@@ -287,7 +287,7 @@ public final class Wire {
     /** Appends one record to a BATCH frame; returns the bytes it took, which is what credit counts. */
     public static int addToBatch(ByteBuf batch, KeyedRecord keyed) {
         int before = batch.writerIndex();
-        byte[] encoded = RecordCodec.encode(keyed.record());
+        byte[] encoded = keyed.record().encoded();
         writeKey(batch, keyed.key());
         batch.writeInt(encoded.length);
         batch.writeBytes(encoded);

@@ -124,7 +124,7 @@ public final class Hints implements MissedWrites, SmartLifecycle {
             // The window counts from the first write missed since the peer last caught up.
             target.oldestMillis = now;
         }
-        byte[] encoded = RecordCodec.encode(record);
+        byte[] encoded = record.encoded();
         byte[] value = ByteBuffer.allocate(2 + key.length + encoded.length).putShort((short) key.length).put(key).put(encoded).array();
         if (now - target.oldestMillis > settings.window().toMillis()
                 || target.bytes.get() + value.length > settings.maxBytes()) {

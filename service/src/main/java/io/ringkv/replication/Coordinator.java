@@ -228,7 +228,7 @@ public final class Coordinator {
     }
 
     private static Mono<Optional<Record>> held(Optional<Record> answer, AdmissionControl.Held hold) {
-        if (answer.isPresent() && !hold.tryAddAnswer(answer.get().value().length)) {
+        if (answer.isPresent() && !hold.tryAddAnswer(answer.get().valueLength())) {
             return Mono.error(OverloadedException.bytesInFlight());
         }
         return Mono.just(answer);

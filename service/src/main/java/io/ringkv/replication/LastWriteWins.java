@@ -1,6 +1,5 @@
 package io.ringkv.replication;
 
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.Optional;
@@ -28,7 +27,7 @@ public final class LastWriteWins implements Comparator<Record> {
         if (a.tombstone() != b.tombstone()) {
             return a.tombstone() ? 1 : -1;
         }
-        return Arrays.compareUnsigned(a.value(), b.value());
+        return a.compareValues(b);
     }
 
     /** The newest of the replicas' answers; an absent record (empty) loses to any record. */

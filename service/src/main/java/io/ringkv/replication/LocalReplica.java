@@ -142,7 +142,7 @@ public final class LocalReplica implements Replica {
                 break;
             }
             batch.add(next);
-            bytes += next.key().length + next.record().value().length;
+            bytes += next.key().length + next.record().valueLength();
         }
         return batch;
     }

@@ -27,7 +27,7 @@ public record RecordBatch(int covered, List<KeyedRecord> found) {
 
     /** The bytes a record takes in a batch, as it goes on the wire: key length and key, record length and record. */
     public static int entrySize(KeyedRecord keyed) {
-        return 2 + keyed.key().length + 4 + RecordCodec.HEADER_SIZE + keyed.record().value().length;
+        return 2 + keyed.key().length + 4 + RecordCodec.HEADER_SIZE + keyed.record().valueLength();
     }
 
     /**
@@ -63,7 +63,7 @@ public record RecordBatch(int covered, List<KeyedRecord> found) {
     public static long valueBytes(List<KeyedRecord> records) {
         long bytes = 0;
         for (KeyedRecord keyed : records) {
-            bytes += keyed.record().value().length;
+            bytes += keyed.record().valueLength();
         }
         return bytes;
     }

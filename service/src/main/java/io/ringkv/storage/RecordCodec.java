@@ -14,7 +14,8 @@ import java.nio.ByteBuffer;
  * </pre>
  *
  * The version byte lets a later format (for example one carrying a Merkle-tree hint or a TTL)
- * be read beside this one without rewriting the data.
+ * be read beside this one without rewriting the data. A record's binary form is
+ * {@link Record#encoded()}.
  */
 public final class RecordCodec {
 
@@ -26,17 +27,21 @@ public final class RecordCodec {
     private RecordCodec() {
     }
 
-    public static byte[] encode(Record record) {
-        byte[] value = record.value();
+    static byte[] encode(long timestamp, boolean tombstone, byte[] value) {
         return ByteBuffer.allocate(HEADER_SIZE + value.length)
                 .put(FORMAT_V1)
-                .put(record.tombstone() ? FLAG_TOMBSTONE : 0)
-                .putLong(record.timestamp())
+                .put(tombstone ? FLAG_TOMBSTONE : 0)
+                .putLong(timestamp)
                 .put(value)
                 .array();
     }
 
-    /** @throws MalformedRecordException when the bytes are not a record of a known format */
+    /**
+     * The record whose binary form {@code bytes} are. The record keeps the array, without a copy:
+     * the caller must not change it afterwards.
+     *
+     * @throws MalformedRecordException when the bytes are not a record of a known format
+     */
     public static Record decode(byte[] bytes) {
         if (bytes.length < HEADER_SIZE) {
             throw new MalformedRecordException("record of " + bytes.length + " bytes is shorter than its header");
@@ -44,18 +49,11 @@ public final class RecordCodec {
         if (bytes[0] != FORMAT_V1) {
             throw new MalformedRecordException("unknown record format " + bytes[0]);
         }
-        ByteBuffer buffer = ByteBuffer.wrap(bytes);
         boolean tombstone = (bytes[1] & FLAG_TOMBSTONE) != 0;
-        long timestamp = buffer.getLong(2);
-        if (tombstone) {
-            if (bytes.length != HEADER_SIZE) {
-                throw new MalformedRecordException("tombstone with a value");
-            }
-            return Record.tombstone(timestamp);
+        if (tombstone && bytes.length != HEADER_SIZE) {
+            throw new MalformedRecordException("tombstone with a value");
         }
-        byte[] value = new byte[bytes.length - HEADER_SIZE];
-        buffer.get(HEADER_SIZE, value);
-        return Record.value(timestamp, value);
+        return new Record(ByteBuffer.wrap(bytes).getLong(2), tombstone, bytes);
     }
 
     public static final class MalformedRecordException extends IllegalArgumentException {

@@ -344,7 +344,7 @@ public final class RocksStore implements AutoCloseable {
             rocks.delete(records, key);
             rocks.delete(byToken, tokenKey);
         } else {
-            rocks.put(records, key, RecordCodec.encode(next));
+            rocks.put(records, key, next.encoded());
             rocks.put(byToken, tokenKey, version(next));
             if (next.tombstone()) {
                 rocks.put(tombstonesByTime, indexKey(next.timestamp(), key), NOTHING);
@@ -833,7 +833,7 @@ public final class RocksStore implements AutoCloseable {
                     for (iterator.seekToFirst(); iterator.isValid(); iterator.next()) {
                         byte[] stored = iterator.value();
                         Record record = RecordCodec.decode(Arrays.copyOf(stored, stored.length - TTL_SUFFIX));
-                        batches.put(store.records, iterator.key(), RecordCodec.encode(record));
+                        batches.put(store.records, iterator.key(), record.encoded());
                         batches.put(store.byToken, tokenKey(store.token.applyAsLong(iterator.key()), iterator.key()), version(record));
                         if (record.tombstone()) {
                             batches.put(store.tombstonesByTime, indexKey(record.timestamp(), iterator.key()), NOTHING);

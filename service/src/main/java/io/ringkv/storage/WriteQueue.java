@@ -52,7 +52,7 @@ final class WriteQueue implements AutoCloseable {
 
         /** The value bytes it keeps in memory: a record's value or a hint; keys and the small rest are bounded by count. */
         long valueBytes() {
-            return (record == null ? 0 : record.value().length) + (bytes == null ? 0 : bytes.length);
+            return (record == null ? 0 : record.valueLength()) + (bytes == null ? 0 : bytes.length);
         }
     }
 

@@ -64,6 +64,6 @@ class RecordBatchTest {
     @Test
     void theEntrySizeIsWhatTheRecordTakesOnTheWire() {
         KeyedRecord keyed = new KeyedRecord(new byte[7], Record.value(1, new byte[100]));
-        assertThat(RecordBatch.entrySize(keyed)).isEqualTo(2 + 7 + 4 + RecordCodec.encode(keyed.record()).length);
+        assertThat(RecordBatch.entrySize(keyed)).isEqualTo(2 + 7 + 4 + keyed.record().encoded().length);
     }
 }

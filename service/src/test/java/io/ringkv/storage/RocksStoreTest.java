@@ -256,8 +256,8 @@ class RocksStoreTest {
                         new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, family),
                         new ColumnFamilyDescriptor(b("live"), family),
                         new ColumnFamilyDescriptor(b("tombstones"), family)), handles, List.of(0, 0, 86_400), false)) {
-            old.put(handles.get(1), b("kept"), RecordCodec.encode(Record.value(7, b("seven"))));
-            old.put(handles.get(2), b("deleted"), RecordCodec.encode(Record.tombstone(8)));
+            old.put(handles.get(1), b("kept"), Record.value(7, b("seven")).encoded());
+            old.put(handles.get(2), b("deleted"), Record.tombstone(8).encoded());
             handles.forEach(ColumnFamilyHandle::close);
         }
         open();
