@@ -172,12 +172,12 @@ public final class Coordinator {
      *             of large values must not gather more of them than the heap holds; bytes given
      *             back while a slower replica's call still kept them escaped the bound.
      */
-    public Mono<Optional<byte[]>> get(byte[] key, ReplicationFactor factor, Placement placement, AdmissionControl.Held hold) {
+    public Mono<Optional<ByteBuffer>> get(byte[] key, ReplicationFactor factor, Placement placement, AdmissionControl.Held hold) {
         List<Replica> targets = ReplicaPreference.cheapestFirst(
                 placement.readReplicas(key, factor.from()), Replica::expectedLatencyMillis);
         int first = readHedgeDelay.isZero() ? targets.size() : factor.ack();
         if (first == 1 && targets.get(0) instanceof LocalReplica local) {
-            Mono<Optional<byte[]>> answered = answeredFromMemory(local, key, hold);
+            Mono<Optional<ByteBuffer>> answered = answeredFromMemory(local, key, hold);
             if (answered != null) {
                 return answered;
             }
@@ -207,7 +207,7 @@ public final class Coordinator {
      * there can be no late answers, and one answer needs no repair; the round only adds
      * operators and a timer.
      */
-    private Mono<Optional<byte[]>> answeredFromMemory(LocalReplica local, byte[] key, AdmissionControl.Held hold) {
+    private Mono<Optional<ByteBuffer>> answeredFromMemory(LocalReplica local, byte[] key, AdmissionControl.Held hold) {
         RocksStore.Lookup inMemory = local.readFromMemory(key);
         if (!inMemory.known()) {
             return null;
@@ -222,9 +222,9 @@ public final class Coordinator {
         return held(answer, hold).map(Coordinator::liveValue);
     }
 
-    /** The value a client gets: none for a tombstone or no record. */
-    private static Optional<byte[]> liveValue(Optional<Record> newest) {
-        return newest.filter(record -> !record.tombstone()).map(Record::value);
+    /** The value a client gets, read-only and not copied: none for a tombstone or no record. */
+    private static Optional<ByteBuffer> liveValue(Optional<Record> newest) {
+        return newest.filter(record -> !record.tombstone()).map(Record::valueBuffer);
     }
 
     private static Mono<Optional<Record>> held(Optional<Record> answer, AdmissionControl.Held hold) {
