@@ -56,6 +56,24 @@ public final class RecordCodec {
         return new Record(ByteBuffer.wrap(bytes).getLong(2), tombstone, bytes);
     }
 
+    /**
+     * The version (timestamp and kind) of the record whose first {@code header.length} bytes are
+     * {@code header}, of {@code length} bytes in all, as a record without its value: for deciding
+     * between versions without reading the value.
+     *
+     * @throws MalformedRecordException when the bytes are not a record of a known format
+     */
+    static Record decodeVersion(byte[] header, int length) {
+        if (length < HEADER_SIZE) {
+            throw new MalformedRecordException("record of " + length + " bytes is shorter than its header");
+        }
+        if (header[0] != FORMAT_V1) {
+            throw new MalformedRecordException("unknown record format " + header[0]);
+        }
+        long timestamp = ByteBuffer.wrap(header).getLong(2);
+        return (header[1] & FLAG_TOMBSTONE) != 0 ? Record.tombstone(timestamp) : Record.value(timestamp, new byte[0]);
+    }
+
     public static final class MalformedRecordException extends IllegalArgumentException {
         public MalformedRecordException(String message) {
             super(message);

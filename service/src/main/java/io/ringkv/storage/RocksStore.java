@@ -115,6 +115,8 @@ public final class RocksStore implements AutoCloseable {
     private final ColumnFamilyHandle meta;
     private final ToLongFunction<byte[]> token;
     private final WriteQueue writes;
+    /** Where the writer thread reads a stored record's header: only the writer uses it. */
+    private final byte[] storedHeader = new byte[RecordCodec.HEADER_SIZE];
 
     /** Operations hold it shared; {@link #close()} takes it exclusively, so no native call outlives the handle. */
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
@@ -330,7 +332,7 @@ public final class RocksStore implements AutoCloseable {
             throws RocksDBException {
         byte[] key = write.key();
         ByteBuffer id = ByteBuffer.wrap(key);
-        Record current = pending.containsKey(id) ? pending.get(id) : decode(db.get(records, key));
+        Record current = pending.containsKey(id) ? pending.get(id) : stored(key, write.record());
         Record next = write.kind() == WriteQueue.Kind.REMOVE ? removed(current, write.record()) : newer(current, write.record());
         if (next == current) {
             return false;
@@ -351,6 +353,24 @@ public final class RocksStore implements AutoCloseable {
             }
         }
         return true;
+    }
+
+    /**
+     * What the store holds for the key, as much as deciding about {@code incoming} needs: most
+     * often only its version (its header, copied out of RocksDB without the value), and the whole
+     * record only when the two versions tie and their values decide. Every write reads the key's
+     * record first; reading the value as well cost a copy of it on the heap for nothing. Assumes,
+     * as {@code LastWriteWins} does, a version order that compares values only between two
+     * values of the same timestamp.
+     */
+    private Record stored(byte[] key, Record incoming) throws RocksDBException {
+        int length = db.get(records, key, storedHeader);
+        if (length == RocksDB.NOT_FOUND) {
+            return null;
+        }
+        Record version = RecordCodec.decodeVersion(storedHeader, length);
+        boolean valuesDecide = !version.tombstone() && !incoming.tombstone() && version.timestamp() == incoming.timestamp();
+        return valuesDecide ? decode(db.get(records, key)) : version;
     }
 
     private static boolean put(WriteBatch rocks, ColumnFamilyHandle family, byte[] key, byte[] value) throws RocksDBException {

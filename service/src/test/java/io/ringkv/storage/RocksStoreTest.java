@@ -72,6 +72,20 @@ class RocksStoreTest {
     }
 
     @Test
+    void aTieOfTimestampsIsBrokenTheSameWayOnEveryReplica() {
+        open();
+        assertThat(apply("k", Record.value(20, b("b")))).isTrue();
+        // Stored first or second, the greater value stays: the stored value is read when the versions tie.
+        assertThat(apply(b("k"), Record.value(20, b("a")))).as("a smaller value of the same time").isFalse();
+        assertThat(apply(b("k"), Record.value(20, b("b")))).as("the same version again").isFalse();
+        assertThat(apply(b("k"), Record.value(20, b("c")))).as("a greater value of the same time").isTrue();
+        assertThat(store.get(b("k"))).contains(Record.value(20, b("c")));
+        assertThat(apply(b("k"), Record.tombstone(20))).as("a delete of the same time beats any value").isTrue();
+        assertThat(apply(b("k"), Record.value(20, b("z")))).isFalse();
+        assertThat(store.get(b("k"))).contains(Record.tombstone(20));
+    }
+
+    @Test
     void scansLiveRecordsAndTombstonesInUnsignedKeyOrder() {
         open();
         apply(b("b"), Record.value(1, b("B")));
