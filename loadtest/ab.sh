@@ -9,7 +9,9 @@
 # -Xmx256m as in the chart. Three wrk processes (-t1 -c16, one per node; the same node three
 # times for a single one) send the mixed load of loadtest/wrk/ringkv.lua for WARMUP, then for
 # DURATION measured. One line per run: requests per second, the nodes' CPU time (user + system,
-# every JVM of the target together) per request, each wrk's p99, and non-2xx answers.
+# every JVM of the target together) per request, the heap they allocated per request (Micrometer's
+# jvm.gc.memory.allocated: steadier from run to run than either rate), each wrk's p99, and non-2xx
+# answers.
 #
 # Settings (environment): WARMUP=60s DURATION=20s KEYSPACE=5000 VALUE_SIZE=1400 READ_RATIO=0.5
 # REPLICAS=2/3 (cluster only) JVM_FLAGS="" (more JVM flags for JAR_B's nodes only, to measure
@@ -65,6 +67,16 @@ load() { # seconds-label output-prefix
   wait "${wrks[@]}"
 }
 cpu_ticks() { local sum=0 pid; for pid in "$@"; do sum=$((sum + $(awk '{print $14 + $15}' "/proc/$pid/stat"))); done; echo "$sum"; }
+# Bytes the nodes' JVMs have allocated on the heap so far (Micrometer's jvm.gc.memory.allocated, summed).
+allocated() {
+  local sum=0 port bytes
+  for port in "${ports[@]}"; do
+    bytes=$(curl -fs "http://127.0.0.1:$port/actuator/metrics/jvm.gc.memory.allocated" |
+      python3 -c 'import json, sys; print(int(json.load(sys.stdin)["measurements"][0]["value"]))')
+    sum=$((sum + bytes))
+  done
+  echo "$sum"
+}
 
 run() { # label jar [jvm flags]
   local label=$1 jar=$2 flag flags jvm=()
@@ -80,12 +92,15 @@ run() { # label jar [jvm flags]
   for i in "${!ports[@]}"; do await_node "http://127.0.0.1:${ports[$i]}" "${pids[$i]}" "$work/$label-${ports[$i]}.log"; done
   load "$warmup" "$work/$label-warm"
   local before; before=$(cpu_ticks "${pids[@]}")
+  local allocated_before; allocated_before=$(allocated)
   load "$duration" "$work/$label"
   local after; after=$(cpu_ticks "${pids[@]}")
+  local allocated_after; allocated_after=$(allocated)
   stop_nodes
-  python3 - "$work/$label" "$label" "$((after - before))" "$(getconf CLK_TCK)" "$seconds" <<'PY'
+  python3 - "$work/$label" "$label" "$((after - before))" "$(getconf CLK_TCK)" "$seconds" "$((allocated_after - allocated_before))" <<'PY'
 import re, sys
 prefix, label, ticks, hz, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+allocated = int(sys.argv[6])
 rate, p99s, non2xx = 0.0, [], 0
 for i in range(3):
     text = open(f"{prefix}-{i}.txt").read()
@@ -95,7 +110,9 @@ for i in range(3):
     bad = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
     non2xx += int(bad.group(1)) if bad else 0
 cpu_us = ticks / hz * 1e6 / (rate * seconds)
-print(f"{label:<12} {rate:9.0f} req/s  {cpu_us:6.1f} us CPU/req  p99 ms {' / '.join(p99s)}  non-2xx {non2xx}", flush=True)
+heap_kb = allocated / 1024 / (rate * seconds)
+print(f"{label:<12} {rate:9.0f} req/s  {cpu_us:6.1f} us CPU/req  {heap_kb:5.1f} KiB heap/req  p99 ms {' / '.join(p99s)}  "
+      f"non-2xx {non2xx}", flush=True)
 PY
 }
 
