@@ -96,6 +96,14 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             } else {
                 refuse(ctx, "a malformed handshake: " + e.getMessage());
             }
+        } catch (RuntimeException e) {
+            if (!authenticated) {
+                throw e;
+            }
+            // A bug or a failing store behind one request fails that request, not every request
+            // and range stream sharing the connection.
+            log.warn("request {} (type {}) from {} failed", id, type, peer, e);
+            send(error(id, Wire.ErrorCode.INTERNAL, e.toString()));
         } finally {
             frame.release();
         }

@@ -259,7 +259,9 @@ public final class RocksStore implements AutoCloseable {
                 readsFromMemory.increment();
                 return Lookup.ABSENT;
             }
-            if (found.getValue() == null) {
+            // An empty value is a miss too: RocksDB reports "found" with no value when the table's
+            // index block is not in the cache (facebook/rocksdb#12921), and a record is never empty.
+            if (found.getValue() == null || found.getValue().length == 0) {
                 readsNotInMemory.increment();
                 return Lookup.NOT_CACHED;
             }

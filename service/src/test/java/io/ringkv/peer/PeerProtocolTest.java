@@ -209,6 +209,34 @@ class PeerProtocolTest {
         Awaitility.await().atMost(TIMEOUT).until(() -> store.openCursors.get() == 0);
     }
 
+    /**
+     * A request whose handling throws is answered with an error; the range stream sharing its
+     * connection goes on. Before, the server closed the connection, and the streams on it failed.
+     */
+    @Test
+    void aRequestThatFailsOnTheServerFailsAloneNotItsConnection() {
+        server();
+        for (int i = 0; i < 300; i++) {
+            store.put(bytes(String.format("p%04d", i)), Record.value(i, new byte[1000]));
+        }
+        PeerClient client = client();
+        StepVerifier.create(client.scan(bytes("p"), null), 10)
+                .expectNextCount(10)
+                .then(() -> {
+                    store.cachedReadFailure = new IllegalStateException("a bug behind one request");
+                    assertThatThrownBy(() -> client.read(bytes("p0001")).block(WAIT))
+                            .isInstanceOf(PeerException.Remote.class)
+                            .hasMessageContaining("INTERNAL")
+                            .hasMessageContaining("a bug behind one request");
+                    store.cachedReadFailure = null;
+                })
+                .thenRequest(Long.MAX_VALUE)
+                .expectNextCount(290)
+                .verifyComplete();
+        assertThat(client.read(bytes("p0001")).block(WAIT)).contains(Record.value(1, new byte[1000]));
+        assertThat(meters.get("ringkv.peer.connections").gauge().value()).as("connections open").isEqualTo(1);
+    }
+
     @Test
     void cancellingAStreamClosesTheServersCursor() {
         server();
@@ -515,9 +543,16 @@ class PeerProtocolTest {
             return Optional.ofNullable(records.get(key));
         }
 
+        /** While set, a read from memory throws it: a store that fails on the event loop. */
+        volatile RuntimeException cachedReadFailure;
+
         /** Never from memory: every read takes the storage path, where the jitter is. */
         @Override
         public RocksStore.Lookup readIfCached(byte[] key) {
+            RuntimeException failure = cachedReadFailure;
+            if (failure != null) {
+                throw failure;
+            }
             return new RocksStore.Lookup(false, null);
         }
 

@@ -206,9 +206,41 @@ class RocksStoreTest {
     }
 
     /**
-     * A data directory of the previous layout (two column families, live and tombstones, through
-     * RocksDB's TtlDB, which appends 4 bytes of write time to each value) opens with every record.
+     * RocksDB's cache-only look-up says "found" with an empty value when the table's index block
+     * is not in the block cache (facebook/rocksdb#12921): that is a miss, not a record. Large
+     * values churn the cache until it happens; before, the look-up threw and the peer server
+     * closed the connection, failing every range stream on it.
      */
+    @Test
+    void aCacheOnlyReadWhoseIndexBlockWasEvictedIsAMissNotAnError() {
+        store = RocksStore.open(new StorageSettings(dir, 64 * 1024, false, 10_000, 64L << 20, HashRing::token), LastWriteWins.ORDER);
+        // Two versions, so that compaction writes a new table file: one only moved down from
+        // level 0 keeps its index block pinned in the cache.
+        apply("a-key", Record.value(1, b("v1")));
+        store.compact();
+        apply("a-key", Record.value(2, b("v")));
+        store.compact();
+        // Another table file, of blocks larger than the cache: reading them evicts a-key's index block.
+        java.util.Random random = new java.util.Random(1);
+        for (int i = 0; i < 20; i++) {
+            byte[] large = new byte[256 * 1024];
+            random.nextBytes(large);
+            apply("z-" + i, Record.value(1, large));
+        }
+        store.compact();
+        int misses = 0;
+        for (int i = 0; i < 40; i++) {
+            assertThat(store.get(b("z-" + i % 20))).as("a read from disk").isPresent();
+            var lookup = store.getIfCached(b("a-key"));
+            if (lookup.known()) {
+                assertThat(lookup.found()).contains(Record.value(2, b("v")));
+            } else {
+                misses++;
+            }
+        }
+        assertThat(misses).as("look-ups the small cache could not answer").isPositive();
+    }
+
     /** Two stores with the same keys and versions have the same digest, whatever the values or order. */
     @Test
     void theTokenIndexDigestsKeysAndVersions() throws Exception {
