@@ -46,7 +46,14 @@ case "${1:-}" in
         continue
       fi
       kubectl apply -f "$dir/$crd"
-      kubectl wait --for=condition=Established "crd/$name" --timeout=60s
+      # Right after the create the CRD may have no status.conditions yet, and kubectl wait then
+      # fails at once instead of waiting (".status.conditions accessor error: <nil> is of the
+      # type <nil>"; it failed CI on a fresh kube-local): ask again, for up to a minute.
+      deadline=$((SECONDS + 60))
+      until why=$(kubectl wait --for=condition=Established "crd/$name" --timeout=5s 2>&1); do
+        ((SECONDS < deadline)) || { echo "crd/$name was not Established within 60 s: $why" >&2; exit 1; }
+        sleep 1
+      done
     done
     ;;
   validate)
