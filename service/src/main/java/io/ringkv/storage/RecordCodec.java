@@ -43,17 +43,8 @@ public final class RecordCodec {
      * @throws MalformedRecordException when the bytes are not a record of a known format
      */
     public static Record decode(byte[] bytes) {
-        if (bytes.length < HEADER_SIZE) {
-            throw new MalformedRecordException("record of " + bytes.length + " bytes is shorter than its header");
-        }
-        if (bytes[0] != FORMAT_V1) {
-            throw new MalformedRecordException("unknown record format " + bytes[0]);
-        }
-        boolean tombstone = (bytes[1] & FLAG_TOMBSTONE) != 0;
-        if (tombstone && bytes.length != HEADER_SIZE) {
-            throw new MalformedRecordException("tombstone with a value");
-        }
-        return new Record(ByteBuffer.wrap(bytes).getLong(2), tombstone, bytes);
+        boolean tombstone = isTombstone(bytes, bytes.length);
+        return new Record(timestamp(bytes), tombstone, bytes);
     }
 
     /**
@@ -64,14 +55,28 @@ public final class RecordCodec {
      * @throws MalformedRecordException when the bytes are not a record of a known format
      */
     static Record decodeVersion(byte[] header, int length) {
+        boolean tombstone = isTombstone(header, length);
+        long timestamp = timestamp(header);
+        return tombstone ? Record.tombstone(timestamp) : Record.value(timestamp, new byte[0]);
+    }
+
+    /** Checks the header of a record of {@code length} bytes in all; whether the record is a tombstone. */
+    private static boolean isTombstone(byte[] header, int length) {
         if (length < HEADER_SIZE) {
             throw new MalformedRecordException("record of " + length + " bytes is shorter than its header");
         }
         if (header[0] != FORMAT_V1) {
             throw new MalformedRecordException("unknown record format " + header[0]);
         }
-        long timestamp = ByteBuffer.wrap(header).getLong(2);
-        return (header[1] & FLAG_TOMBSTONE) != 0 ? Record.tombstone(timestamp) : Record.value(timestamp, new byte[0]);
+        boolean tombstone = (header[1] & FLAG_TOMBSTONE) != 0;
+        if (tombstone && length != HEADER_SIZE) {
+            throw new MalformedRecordException("tombstone with a value");
+        }
+        return tombstone;
+    }
+
+    private static long timestamp(byte[] header) {
+        return ByteBuffer.wrap(header).getLong(2);
     }
 
     public static final class MalformedRecordException extends IllegalArgumentException {
