@@ -82,7 +82,8 @@ public class NodeConfiguration {
         var storage = properties.storage();
         try {
             return RocksStore.open(new StorageSettings(properties.dataDir(), storage.blockCacheSize().toBytes(),
-                    storage.syncWrites(), storage.queueSize(), storage.queueBytes().toBytes(), HashRing::token), LastWriteWins.ORDER);
+                    storage.syncWrites(), storage.queueSize(), storage.queueBytes().toBytes(), storage.maxWalSize().toBytes(),
+                    HashRing::token), LastWriteWins.ORDER);
         } catch (StorageException e) {
             // Most often another node already runs on the same directory (RocksDB's LOCK file).
             throw new InvalidSettingException(RingkvProperties.DATA_DIR, e.getMessage());

@@ -327,6 +327,8 @@ public record RingkvProperties(
      * @param queueSize            storage calls that may wait for a thread before new ones are refused with 503
      * @param queueBytes           bytes of values that may wait for the store's writer before new writes are refused
      * @param minFreeDisk          below this much free disk the node reports its storage DOWN (not ready)
+     * @param maxWalSize           about the most disk the write-ahead log takes: past it, the column
+     *                             families that keep its oldest file alive are flushed
      */
     public record Storage(
             @DefaultValue("24h") @Positive Duration tombstoneGracePeriod,
@@ -335,7 +337,8 @@ public record RingkvProperties(
             @DefaultValue("8") @Positive int threads,
             @DefaultValue("10000") @Positive int queueSize,
             @DefaultValue("64MB") @Positive DataSize queueBytes,
-            @DefaultValue("64MB") DataSize minFreeDisk) {
+            @DefaultValue("64MB") DataSize minFreeDisk,
+            @DefaultValue("64MB") @Positive DataSize maxWalSize) {
     }
 
     /** @param breaker the circuit breaker each node keeps per peer */

@@ -176,7 +176,12 @@ public final class RocksStore implements AutoCloseable {
                 // Smooths write-back of SST files instead of one large sync at the end of each.
                 .setBytesPerSync(1024 * 1024)
                 // Bounds the info LOG files a long-running node accumulates.
-                .setKeepLogFileNum(5);
+                .setKeepLogFileNum(5)
+                // Bounds the write-ahead log: a log file is deleted only once every column family
+                // with writes in it has flushed, and the rarely written ones (hints, meta) kept 45
+                // files alive under a bulk load. Past this size the families holding the oldest
+                // log are flushed, at the cost of small flushes of those families.
+                .setMaxTotalWalSize(settings.maxWalBytes());
 
         // The write-ahead log stays on (the default): a write is acknowledged only once it is in the
         // log, so a crashed process loses nothing. syncWrites adds an fsync for machine crashes.

@@ -11,8 +11,10 @@ import java.util.function.ToLongFunction;
  * @param syncWrites            fsync the write-ahead log before acknowledging a write
  * @param writeQueueSize        writes that may wait for the writer; more are refused at once
  * @param writeQueueBytes       bytes of values that may wait for the writer (or be committing); more are refused at once
+ * @param maxWalBytes           the write-ahead log's size on disk, about: past it the column families that keep its
+ *                              oldest file alive are flushed
  * @param token                 a key's position on the hash ring, by which the token index orders keys
  */
 public record StorageSettings(Path directory, long blockCacheBytes, boolean syncWrites, int writeQueueSize,
-        long writeQueueBytes, ToLongFunction<byte[]> token) {
+        long writeQueueBytes, long maxWalBytes, ToLongFunction<byte[]> token) {
 }

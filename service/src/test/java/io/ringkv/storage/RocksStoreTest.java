@@ -3,12 +3,18 @@ package io.ringkv.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -158,7 +164,7 @@ class RocksStoreTest {
     @Test
     void manyWritesAtOnceFromManyThreadsKeepTheNewestOfEachKey() throws Exception {
         open();
-        java.util.List<java.util.concurrent.CompletableFuture<Boolean>> writes = new ArrayList<>();
+        java.util.List<CompletableFuture<Boolean>> writes = new ArrayList<>();
         java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(4);
         try {
             List<java.util.concurrent.Future<?>> writers = new ArrayList<>();
@@ -179,7 +185,7 @@ class RocksStoreTest {
         } finally {
             threads.shutdown();
         }
-        writes.forEach(java.util.concurrent.CompletableFuture::join);
+        writes.forEach(CompletableFuture::join);
         for (int k = 0; k < 100; k++) {
             // The newest write of key k: thread 3's last i with i % 100 == k.
             int last = 1900 + k;
@@ -213,7 +219,7 @@ class RocksStoreTest {
      */
     @Test
     void aCacheOnlyReadWhoseIndexBlockWasEvictedIsAMissNotAnError() {
-        store = RocksStore.open(new StorageSettings(dir, 64 * 1024, false, 10_000, 64L << 20, HashRing::token), LastWriteWins.ORDER);
+        store = RocksStore.open(new StorageSettings(dir, 64 * 1024, false, 10_000, 64L << 20, 64L << 20, HashRing::token), LastWriteWins.ORDER);
         // Two versions, so that compaction writes a new table file: one only moved down from
         // level 0 keeps its index block pinned in the cache.
         apply("a-key", Record.value(1, b("v1")));
@@ -335,8 +341,42 @@ class RocksStoreTest {
     @Test
     void refusesASecondOpenOfTheSameDirectory() {
         open();
-        assertThatThrownBy(() -> RocksStore.open(new StorageSettings(dir, 1024 * 1024, false, 10, 1 << 20, HashRing::token), LastWriteWins.ORDER))
+        assertThatThrownBy(() -> RocksStore.open(new StorageSettings(dir, 1024 * 1024, false, 10, 1 << 20, 64L << 20, HashRing::token), LastWriteWins.ORDER))
                 .isInstanceOf(StorageException.class)
                 .hasMessageContaining(dir.toString());
+    }
+
+    private long walBytes() throws IOException {
+        try (var files = Files.list(dir)) {
+            return files.filter(file -> file.getFileName().toString().endsWith(".log")).mapToLong(file -> file.toFile().length()).sum();
+        }
+    }
+
+    /**
+     * The write-ahead log stays near its bound although the meta family, written once, never
+     * fills its memtable: without the bound, its one entry kept every log file since alive.
+     */
+    @Test
+    void theWriteAheadLogStaysNearItsBoundWhileARarelyWrittenFamilyHoldsItsOldestFile() throws Exception {
+        long walBound = 2L << 20;
+        store = RocksStore.open(new StorageSettings(dir, 1 << 20, false, 10_000, 64L << 20, walBound, HashRing::token),
+                LastWriteWins.ORDER);
+        store.putMeta("written-once", b("x")).join();
+        byte[] value = new byte[4096];
+        ThreadLocalRandom.current().nextBytes(value);
+        List<CompletableFuture<Boolean>> writes = new ArrayList<>();
+        for (int i = 0; i < 24 * 256; i++) { // 24 MiB of records: more than one record memtable
+            writes.add(store.apply(b("k" + i), Record.value(i + 1, value)));
+            if (writes.size() == 512) {
+                writes.forEach(CompletableFuture::join);
+                writes.clear();
+            }
+        }
+        writes.forEach(CompletableFuture::join);
+        // The flushes the bound asks for, and the deletion of the files they free, run in the background.
+        Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).untilAsserted(() ->
+                // The bound, plus the memtable being filled when it was passed (16 MiB) and one log file.
+                assertThat(walBytes()).as("bytes of write-ahead log on disk").isLessThan(walBound + (18L << 20)));
+        assertThat(store.meta("written-once")).hasValueSatisfying(bytes -> assertThat(bytes).isEqualTo(b("x")));
     }
 }
