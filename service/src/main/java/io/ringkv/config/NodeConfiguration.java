@@ -33,6 +33,7 @@ import io.ringkv.replication.LastWriteWins;
 import io.ringkv.replication.LocalReplica;
 import io.ringkv.replication.ReplicaCallsDrain;
 import io.ringkv.replication.ReplicaDirectory;
+import io.ringkv.replication.ReplicaWindow;
 import io.ringkv.replication.ReplicaService;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.DnsDiscovery;
@@ -151,8 +152,9 @@ public class NodeConfiguration {
     }
 
     @Bean
-    LocalReplica localReplica(ClusterMembership membership, RocksStore store, Scheduler storageScheduler) {
-        return new LocalReplica(membership.self(), store, storageScheduler);
+    LocalReplica localReplica(ClusterMembership membership, RocksStore store, Scheduler storageScheduler,
+            RingkvProperties properties) {
+        return new LocalReplica(membership.self(), store, storageScheduler, replicaWindow(properties));
     }
 
     /**
@@ -216,8 +218,9 @@ public class NodeConfiguration {
 
     @Bean(destroyMethod = "close")
     ReplicaDirectory replicaDirectory(ClusterMembership membership, LocalReplica localReplica, PeerMonitors peerMonitors,
-            PeerConnector peerConnector, RepairLedger repairLedger) {
-        return new ReplicaDirectory(membership, localReplica, peerConnector, peerMonitors, repairLedger);
+            PeerConnector peerConnector, RepairLedger repairLedger, RingkvProperties properties) {
+        return new ReplicaDirectory(membership, localReplica, peerConnector, peerMonitors, repairLedger,
+                () -> replicaWindow(properties));
     }
 
     @Bean
@@ -237,6 +240,12 @@ public class NodeConfiguration {
     @Bean
     ReplicaCallsDrain replicaCallsDrain(Coordinator coordinator, RingkvProperties properties) {
         return new ReplicaCallsDrain(coordinator, properties.replication().timeout().multipliedBy(2).plusSeconds(1));
+    }
+
+    /** What this node may have in flight to one replica, its own store included (ringkv.replication.window-*). */
+    private static ReplicaWindow replicaWindow(RingkvProperties properties) {
+        var replication = properties.replication();
+        return new ReplicaWindow(replication.windowCalls(), replication.windowBytes().toBytes());
     }
 
     /** Bytes of records a peer may send ahead on a range stream: what one stream may buffer. */

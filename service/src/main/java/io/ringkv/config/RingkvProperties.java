@@ -274,9 +274,16 @@ public record RingkvProperties(
      * @param maxConnections persistent connections to each peer, each carrying many requests at once
      * @param readHedgeDelay how long a read waits for the {@code ack} replicas it asked first before
      *                       asking the others too; 0 asks all {@code from} replicas at once
+     * @param windowCalls    calls a node has in flight to one replica (its own store too) at most;
+     *                       more wait for a place, and a write is answered only once each of its
+     *                       replica calls has one, so a replica that falls behind slows its
+     *                       coordinators' clients instead of being sent more than it can take
+     * @param windowBytes    bytes of values a node has in flight to one replica at most, likewise
+     *                       (a single value larger than this still goes, alone)
      */
     public record Replication(@DefaultValue("3") @Positive int factor, @DefaultValue("1s") @Positive Duration timeout,
-            @DefaultValue("2") @Positive int maxConnections, @DefaultValue("20ms") @PositiveOrZero Duration readHedgeDelay) {
+            @DefaultValue("2") @Positive int maxConnections, @DefaultValue("20ms") @PositiveOrZero Duration readHedgeDelay,
+            @DefaultValue("128") @Positive int windowCalls, @DefaultValue("8MB") @Positive DataSize windowBytes) {
     }
 
     /**

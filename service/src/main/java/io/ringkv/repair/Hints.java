@@ -260,7 +260,7 @@ public final class Hints implements MissedWrites, SmartLifecycle {
                     value.get(encoded);
                     Duration wait = throttle.reserve(hint[1].length);
                     return Mono.delay(wait)
-                            .then(peer.write(key, RecordCodec.decode(encoded)))
+                            .then(peer.replay(key, RecordCodec.decode(encoded)))
                             .then(Mono.fromFuture(() -> store.deleteHint(hint[0])))
                             .doOnSuccess(ignored -> {
                                 target.bytes.addAndGet(-hint[1].length);

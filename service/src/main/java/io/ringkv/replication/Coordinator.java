@@ -10,10 +10,12 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -148,11 +150,31 @@ public final class Coordinator {
         List<Replica> targets = placement.writeReplicas(key, factor.from());
         // Only the current owners count towards ack: they are the ones reads ask, and the targets' first.
         List<Replica> counted = targets.subList(0, factor.from());
-        // Every target is asked at once: no hedging for writes.
-        return quorum(targets, targets.size(), Duration.ZERO, factor, counted::contains,
+        // Every target is asked at once: no hedging for writes. The answer waits until every
+        // target's call has its place in that replica's window: a replica that falls behind slows
+        // this write's client instead of piling up calls it would refuse.
+        return quorum(targets, targets.size(), Duration.ZERO, factor, counted::contains, Pacing.write(record.valueLength()),
                 replica -> replica.write(key, record).doOnError(error -> hint(replica, key, record)),
                 ignored -> { }, afterLastReplica)
                 .then();
+    }
+
+    /** A write of the record to the replica, within its window (not pacing anything). */
+    private static <T> Mono<T> windowed(Replica replica, Record record, Supplier<Mono<T>> write) {
+        return replica.window().call(record.valueLength(), ReplicaWindow.Lane.FOREGROUND, write);
+    }
+
+    /**
+     * How a round's calls use the replicas' windows: the bytes of value each carries, and whether
+     * the answer waits until every call has its place (writes: a replica that falls behind slows
+     * the client) or not (reads, which ask only the replicas they need).
+     */
+    private record Pacing(long valueBytes, boolean answerOnceAllAdmitted) {
+        static final Pacing READ = new Pacing(0, false);
+
+        static Pacing write(long valueBytes) {
+            return new Pacing(valueBytes, true);
+        }
     }
 
     /** A peer missed the write: keep it for that peer. */
@@ -185,7 +207,7 @@ public final class Coordinator {
         LateAnswers late = new LateAnswers(key, hold);
         return Mono.defer(() -> {
                     hold.retain(); // for the replica calls, let go after the last has ended
-                    return quorum(targets, first, readHedgeDelay, factor, replica -> true,
+                    return quorum(targets, first, readHedgeDelay, factor, replica -> true, Pacing.READ,
                             replica -> replica.read(key).flatMap(answer -> observed(replica, answer))
                                     .flatMap(answer -> held(answer, hold))
                                     .map(answer -> new ReadRepair.Answer<>(replica, answer)),
@@ -249,7 +271,7 @@ public final class Coordinator {
     private Mono<Void> repair(byte[] key, ReadRepair.Plan<Replica> plan) {
         Record newest = plan.newest().orElseThrow();
         return Flux.fromIterable(plan.stale())
-                .flatMap(replica -> replica.write(key, newest)
+                .flatMap(replica -> windowed(replica, newest, () -> replica.write(key, newest))
                         .doOnSuccess(ignored -> blockingRepairs.increment())
                         .onErrorResume(error -> {
                             hint(replica, key, newest);
@@ -303,7 +325,7 @@ public final class Coordinator {
                 if (repaired.add(stale) && backgroundRepairs.tryAcquire()) {
                     Record newest = plan.newest().orElseThrow();
                     hold.retain();
-                    counted(stale.write(key, newest))
+                    counted(windowed(stale, newest, () -> stale.write(key, newest)))
                             .doFinally(signal -> {
                                 backgroundRepairs.release();
                                 hold.release();
@@ -342,9 +364,9 @@ public final class Coordinator {
      * request has ended and every call it made has ended too, exactly once per subscription.
      */
     private <T> Mono<List<T>> quorum(List<Replica> targets, int initial, Duration hedgeDelay, ReplicationFactor factor,
-            Predicate<Replica> counts, Function<Replica, Mono<T>> call, Consumer<T> late, Runnable afterLastCall) {
+            Predicate<Replica> counts, Pacing pacing, Function<Replica, Mono<T>> call, Consumer<T> late, Runnable afterLastCall) {
         return Mono.create(sink -> {
-            Round<T> round = new Round<>(targets, factor, counts, call, sink, late, afterLastCall);
+            Round<T> round = new Round<>(targets, factor, counts, pacing, call, sink, late, afterLastCall);
             Disposable deadline = Deadlines.after(timeout, round::expire);
             Disposable hedge = hedgeDelay.isZero() || initial >= targets.size()
                     ? null
@@ -370,6 +392,7 @@ public final class Coordinator {
         private final List<Replica> targets;
         private final ReplicationFactor factor;
         private final Predicate<Replica> counts;
+        private final Pacing pacing;
         private final Function<Replica, Mono<T>> call;
         private final MonoSink<List<T>> sink;
         private final Consumer<T> late;
@@ -378,12 +401,18 @@ public final class Coordinator {
         /** The calls still running, plus one for the request itself until it has ended; at zero the round is over. */
         private final AtomicInteger running = new AtomicInteger(1);
         private final Runnable afterLastCall;
+        /** Calls asked that have no place in their replica's window yet (plus one while asking): a paced answer waits for them. */
+        private final AtomicInteger unadmitted = new AtomicInteger();
+        /** ack was reached while some call still waited for its place: the last one to get it answers. */
+        private volatile boolean reachedWhileUnadmitted;
+        private final AtomicBoolean answered = new AtomicBoolean();
 
-        Round(List<Replica> targets, ReplicationFactor factor, Predicate<Replica> counts,
+        Round(List<Replica> targets, ReplicationFactor factor, Predicate<Replica> counts, Pacing pacing,
                 Function<Replica, Mono<T>> call, MonoSink<List<T>> sink, Consumer<T> late, Runnable afterLastCall) {
             this.targets = targets;
             this.factor = factor;
             this.counts = counts;
+            this.pacing = pacing;
             this.call = call;
             this.sink = sink;
             this.late = late;
@@ -403,10 +432,35 @@ public final class Coordinator {
          */
         void askFirst(int count) {
             running.incrementAndGet(); // the asking itself: the round cannot end halfway through it
+            unadmitted.incrementAndGet(); // nor be answered before every first call is asked
             try {
                 ask(count);
             } finally {
+                admittedOne();
                 ended();
+            }
+        }
+
+        /** ack was reached: answered now, or, paced, once every call asked has its place. */
+        private void reached() {
+            if (pacing.answerOnceAllAdmitted() && unadmitted.get() > 0) {
+                reachedWhileUnadmitted = true;
+                if (unadmitted.get() > 0) {
+                    return;
+                }
+            }
+            answer();
+        }
+
+        private void admittedOne() {
+            if (unadmitted.decrementAndGet() == 0 && reachedWhileUnadmitted) {
+                answer();
+            }
+        }
+
+        private void answer() {
+            if (answered.compareAndSet(false, true)) {
+                sink.success(collector.answers());
             }
         }
 
@@ -432,6 +486,9 @@ public final class Coordinator {
             if (collector.expire() == QuorumCollector.Outcome.FAILED) {
                 sink.error(new NotEnoughReplicasException(
                         "fewer than " + factor.ack() + " of " + factor.from() + " replicas answered within " + timeout));
+            } else if (reachedWhileUnadmitted) {
+                // ack was reached: a replica's full window holds the client back no longer than the timeout.
+                answer();
             }
         }
 
@@ -450,17 +507,29 @@ public final class Coordinator {
                 return;
             }
             boolean counted = counts.test(replica);
+            unadmitted.incrementAndGet();
+            AtomicBoolean admitted = new AtomicBoolean();
+            Runnable onAdmitted = () -> {
+                if (admitted.compareAndSet(false, true)) {
+                    admittedOne();
+                }
+            };
             // Subscribed on its own: answering the client does not cancel the slower replicas.
             // Each ends by itself: a peer's call times out in its client, a local one in storage.
-            counted(Mono.defer(() -> call.apply(replica)).single())
-                    .doFinally(signal -> ended())
+            // A call that ends without a place (cancelled while it waited) holds no answer back.
+            counted(replica.window().call(pacing.valueBytes(), ReplicaWindow.Lane.FOREGROUND, onAdmitted,
+                    () -> call.apply(replica)).single())
+                    .doFinally(signal -> {
+                        onAdmitted.run();
+                        ended();
+                    })
                     .subscribe(
                             answer -> {
                                 if (!counted) {
                                     return;
                                 }
                                 switch (collector.success(answer)) {
-                                    case REACHED -> sink.success(collector.answers());
+                                    case REACHED -> reached();
                                     case PENDING -> {
                                         if (collector.reached()) {
                                             late.accept(answer);

@@ -32,11 +32,19 @@ public final class LocalReplica implements Replica {
     private final String name;
     private final RocksStore store;
     private final Scheduler storageScheduler;
+    private final ReplicaWindow window;
 
-    public LocalReplica(String name, RocksStore store, Scheduler storageScheduler) {
+    /** @param window bounds the calls in flight to this store: the writes of a coordinator answered by faster peers too */
+    public LocalReplica(String name, RocksStore store, Scheduler storageScheduler, ReplicaWindow window) {
         this.name = name;
         this.store = store;
         this.storageScheduler = storageScheduler;
+        this.window = window;
+    }
+
+    @Override
+    public ReplicaWindow window() {
+        return window;
     }
 
     @Override
@@ -93,19 +101,26 @@ public final class LocalReplica implements Replica {
         });
     }
 
-    /** This node's records of the first of the keys, as many as one batch takes: one storage-thread hop. */
+    /**
+     * This node's records of the first of the keys, as many as one batch takes: one storage-thread
+     * hop. Background work (repair, data movement): it yields to clients in the window.
+     */
     public Mono<RecordBatch> readBatch(List<byte[]> keys) {
-        return Mono.fromCallable(() -> RecordBatch.read(keys, store::get)).subscribeOn(storageScheduler);
+        return window.call(0, ReplicaWindow.Lane.BACKGROUND,
+                () -> Mono.fromCallable(() -> RecordBatch.read(keys, store::get)).subscribeOn(storageScheduler));
     }
 
-    /** Hands every record to the store's writer at once, so that they share its batches; completes once all are stored. */
+    /**
+     * Hands every record to the store's writer at once, so that they share its batches; completes
+     * once all are stored. Background work, like {@link #readBatch}.
+     */
     public Mono<Void> writeBatch(List<KeyedRecord> records) {
-        return Mono.defer(() -> {
+        return window.call(RecordBatch.valueBytes(records), ReplicaWindow.Lane.BACKGROUND, () -> {
             CompletableFuture<?>[] stored = new CompletableFuture<?>[records.size()];
             for (int i = 0; i < stored.length; i++) {
                 stored[i] = store.apply(records.get(i).key(), records.get(i).record());
             }
-            return Mono.fromFuture(CompletableFuture.allOf(stored));
+            return Mono.fromFuture(CompletableFuture.allOf(stored)).then();
         });
     }
 

@@ -24,10 +24,18 @@ public final class RemoteReplica implements Replica, AutoCloseable {
 
     private final PeerClient client;
     private final PeerMonitor monitor;
+    private final ReplicaWindow window;
 
-    public RemoteReplica(PeerClient client, PeerMonitor monitor) {
+    /** @param window bounds the calls this node has in flight to the peer, and their bytes */
+    public RemoteReplica(PeerClient client, PeerMonitor monitor, ReplicaWindow window) {
         this.client = client;
         this.monitor = monitor;
+        this.window = window;
+    }
+
+    @Override
+    public ReplicaWindow window() {
+        return window;
     }
 
     @Override
@@ -35,9 +43,11 @@ public final class RemoteReplica implements Replica, AutoCloseable {
         return client.peer();
     }
 
+    /** The breaker's view, and, for a peer whose window is full, after every peer that has room: a read asks another. */
     @Override
     public double expectedLatencyMillis() {
-        return monitor.expectedLatencyMillis();
+        double latency = monitor.expectedLatencyMillis();
+        return window.saturated() && latency < Double.MAX_VALUE ? Double.MAX_VALUE : latency;
     }
 
     @Override
@@ -48,6 +58,11 @@ public final class RemoteReplica implements Replica, AutoCloseable {
     @Override
     public Mono<Boolean> write(byte[] key, Record record) {
         return monitor.guard("write", client.write(key, record).thenReturn(true));
+    }
+
+    /** A write the peer missed, replayed from its hint: through the breaker, in the window's background lane. */
+    public Mono<Boolean> replay(byte[] key, Record record) {
+        return window.call(record.valueLength(), ReplicaWindow.Lane.BACKGROUND, () -> write(key, record));
     }
 
     /**
@@ -75,9 +90,12 @@ public final class RemoteReplica implements Replica, AutoCloseable {
         return monitor.breakerState() != CircuitBreaker.State.OPEN;
     }
 
-    /** Digests of token intervals; outside the breaker: a long repair is not a sick peer. */
+    /**
+     * Digests of token intervals; outside the breaker (a long repair is not a sick peer), in the
+     * window's background lane, as every repair call: it yields to clients.
+     */
     public Mono<long[]> digest(long[] intervals) {
-        return client.digest(intervals);
+        return window.call(0, ReplicaWindow.Lane.BACKGROUND, () -> client.digest(intervals));
     }
 
     /** The peer's versions in a token interval; outside the breaker, like every repair stream. */
@@ -91,19 +109,23 @@ public final class RemoteReplica implements Replica, AutoCloseable {
      * is asked key by key.
      */
     public Mono<RecordBatch> readBatch(List<byte[]> keys) {
-        return client.readBatch(keys).onErrorResume(RemoteReplica::olderProtocol, older -> Flux.fromIterable(keys)
-                .concatMap(key -> client.read(key).map(found -> found.map(record -> new KeyedRecord(key, record))))
-                .filter(Optional::isPresent)
-                .map(Optional::get)
-                .collectList()
-                .map(found -> new RecordBatch(keys.size(), found)));
+        return window.call(0, ReplicaWindow.Lane.BACKGROUND, () -> client.readBatch(keys))
+                .onErrorResume(RemoteReplica::olderProtocol, older -> Flux.fromIterable(keys)
+                        .concatMap(key -> window.call(0, ReplicaWindow.Lane.BACKGROUND, () -> client.read(key))
+                                .map(found -> found.map(record -> new KeyedRecord(key, record))))
+                        .filter(Optional::isPresent)
+                        .map(Optional::get)
+                        .collectList()
+                        .map(found -> new RecordBatch(keys.size(), found)));
     }
 
     /** Stores the records on the peer in one call; outside the breaker. A peer of protocol version 1 gets them one by one. */
     public Mono<Void> writeBatch(List<KeyedRecord> records) {
-        return client.writeBatch(records).onErrorResume(RemoteReplica::olderProtocol, older -> Flux.fromIterable(records)
-                .concatMap(keyed -> client.write(keyed.key(), keyed.record()))
-                .then());
+        return window.call(RecordBatch.valueBytes(records), ReplicaWindow.Lane.BACKGROUND, () -> client.writeBatch(records))
+                .onErrorResume(RemoteReplica::olderProtocol, older -> Flux.fromIterable(records)
+                        .concatMap(keyed -> window.call(keyed.record().valueLength(), ReplicaWindow.Lane.BACKGROUND,
+                                () -> client.write(keyed.key(), keyed.record())))
+                        .then());
     }
 
     /** A peer that does not know a message type speaks an older protocol version. */

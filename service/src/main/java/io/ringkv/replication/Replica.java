@@ -18,6 +18,12 @@ public interface Replica {
     /** What a call is expected to take now, in milliseconds (infinity: failing); reads ask the cheapest first. */
     double expectedLatencyMillis();
 
+    /**
+     * Flow control from this node to the replica: the coordinator makes its reads and writes
+     * through it ({@link ReplicaWindow#call}); background work takes its place in it itself.
+     */
+    ReplicaWindow window();
+
     /** The replica's newest record for the key, tombstones included; empty if it has none. */
     Mono<Optional<Record>> read(byte[] key);
 

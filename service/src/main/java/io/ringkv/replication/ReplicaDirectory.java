@@ -5,6 +5,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.peer.PeerConnector;
@@ -21,18 +25,23 @@ import reactor.core.publisher.Mono;
  */
 public final class ReplicaDirectory implements AutoCloseable {
 
+    private static final Logger log = LoggerFactory.getLogger(ReplicaDirectory.class);
+
     private final ClusterMembership membership;
     private final LocalReplica local;
     private final PeerConnector connector;
     private final PeerMonitors monitors;
     private final ReplicaHistory history;
+    private final Supplier<ReplicaWindow> windows;
     private final Map<String, RemoteReplica> remotes = new ConcurrentHashMap<>();
     private final List<BiConsumer<String, PeerStatus>> statusListeners = new CopyOnWriteArrayList<>();
 
+    /** @param windows a new window for each peer: what this node may have in flight there */
     public ReplicaDirectory(ClusterMembership membership, LocalReplica local, PeerConnector connector, PeerMonitors monitors,
-            ReplicaHistory history) {
+            ReplicaHistory history, Supplier<ReplicaWindow> windows) {
         this.membership = membership;
         this.history = history;
+        this.windows = windows;
         this.monitors = monitors;
         membership.onChange(view -> forgetAllBut(view.ring().members()));
         this.local = local;
@@ -116,7 +125,7 @@ public final class ReplicaDirectory implements AutoCloseable {
         if (member.equals(membership.self())) {
             return local;
         }
-        return remotes.computeIfAbsent(member, name -> new RemoteReplica(connector.client(name), monitors.of(name)));
+        return remotes.computeIfAbsent(member, name -> new RemoteReplica(connector.client(name), monitors.of(name), windows.get()));
     }
 
     @Override

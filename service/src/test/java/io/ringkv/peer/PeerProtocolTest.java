@@ -38,6 +38,7 @@ import io.netty.buffer.Unpooled;
 import io.ringkv.health.BreakerSettings;
 import io.ringkv.health.PeerMonitor;
 import io.ringkv.replication.RemoteReplica;
+import io.ringkv.replication.ReplicaWindow;
 import io.ringkv.ring.HashRing;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
@@ -369,7 +370,8 @@ class PeerProtocolTest {
                 channel.pipeline().addAfter("ringkv.frames", "version-1", new VersionOnePeer())));
         PeerClient client = client();
         var replica = new RemoteReplica(client, new PeerMonitor(SERVER,
-                new BreakerSettings(10, 5, 50, Duration.ofSeconds(5), 100, Duration.ofMinutes(1), 1), meters));
+                new BreakerSettings(10, 5, 50, Duration.ofSeconds(5), 100, Duration.ofMinutes(1), 1), meters),
+                new ReplicaWindow(16, 1 << 20));
         List<KeyedRecord> records = List.of(new KeyedRecord(bytes("old-a"), Record.value(5, bytes("a"))),
                 new KeyedRecord(bytes("old-b"), Record.tombstone(6)));
         assertThatThrownBy(() -> client.writeBatch(records).block(WAIT)).hasMessageContaining("UNKNOWN_MESSAGE");

@@ -49,7 +49,7 @@ class CoordinatorReadTest {
     void setUp() {
         store = TestStores.open(dir);
         clock = new HybridClock(() -> NOW_MILLIS, 500);
-        LocalReplica local = new LocalReplica("self", store, Schedulers.boundedElastic());
+        LocalReplica local = new LocalReplica("self", store, Schedulers.boundedElastic(), new ReplicaWindow(16, 1 << 20));
         peer = new Peer(Record.value(HybridClock.timestampAt(NOW_MILLIS - 10), TestStores.bytes("peer's")));
         HashRing ring = new HashRing(List.of("self", "peer"), 8);
         placement = new Placement(ring, ring, List.of(), name -> name.equals("self") ? local : peer);
@@ -116,6 +116,7 @@ class CoordinatorReadTest {
     private static final class Peer implements Replica {
         private final Record record;
         private final AtomicInteger reads = new AtomicInteger();
+        private final ReplicaWindow window = new ReplicaWindow(16, 1 << 20);
 
         Peer(Record record) {
             this.record = record;
@@ -124,6 +125,11 @@ class CoordinatorReadTest {
         @Override
         public String name() {
             return "peer";
+        }
+
+        @Override
+        public ReplicaWindow window() {
+            return window;
         }
 
         @Override

@@ -70,6 +70,11 @@ class PlacementTest {
     /** A stand-in replica that only has a name: placement never calls one. */
     private record NamedReplica(String name) implements Replica {
         @Override
+        public ReplicaWindow window() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public double expectedLatencyMillis() {
             throw new UnsupportedOperationException();
         }

@@ -26,7 +26,7 @@ class ReplicaDirectoryTest {
         ClusterMembership membership = ClusterMembership.discovered(SELF, 16);
         // Found behind its peers' purges by a peer's PING before its own first round: JOINING, ring of itself.
         membership.setState(SELF, MemberState.JOINING);
-        try (ReplicaDirectory directory = new ReplicaDirectory(membership, null, null, null, null)) {
+        try (ReplicaDirectory directory = new ReplicaDirectory(membership, null, null, null, null, null)) {
             assertThatThrownBy(directory::placement).isInstanceOf(RingNotKnownException.class);
             assertThatThrownBy(directory::all).isInstanceOf(RingNotKnownException.class);
 
@@ -43,7 +43,7 @@ class ReplicaDirectoryTest {
     @Test
     void aFixedClusterIsKnownFromTheStart() {
         ClusterMembership membership = ClusterMembership.fixed(SELF, List.of(SELF, "http://node1:8080"), 16);
-        try (ReplicaDirectory directory = new ReplicaDirectory(membership, null, null, null, null)) {
+        try (ReplicaDirectory directory = new ReplicaDirectory(membership, null, null, null, null, null)) {
             assertThat(directory.placement().size()).isEqualTo(2);
         }
     }
