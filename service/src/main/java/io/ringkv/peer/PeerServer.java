@@ -2,6 +2,7 @@ package io.ringkv.peer;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -13,6 +14,7 @@ import org.slf4j.LoggerFactory;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.Channel;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.ringkv.overload.ByteBound;
 import reactor.core.publisher.Mono;
@@ -25,8 +27,10 @@ import reactor.netty.tcp.TcpServer;
 /**
  * Answers peers on the cluster port: one {@link ServerSession} per connection, on Reactor Netty's
  * {@link TcpServer} and the node's own event loops. Storage work runs on the storage scheduler.
- * Requests in progress from all peers together are bounded; past the bound a request is answered
- * OVERLOADED at once, which the caller counts as a failed replica.
+ * Requests in progress from all peers together, and the bytes of values they hold, are bounded by
+ * backpressure, not refusal: past either bound the node stops reading the connections that bring
+ * more, and reads them again once half is done. The peers' requests then wait in their sockets and
+ * in the callers' windows ({@code ReplicaWindow}); a refused write would have become a hint.
  */
 public final class PeerServer implements AutoCloseable {
 
@@ -37,7 +41,7 @@ public final class PeerServer implements AutoCloseable {
      * @param handshake         the proof of the cluster secret
      * @param maxKeyLength      the longest key a peer may send
      * @param maxRecordLength   the largest record a peer may send
-     * @param maxRequests       requests from peers in progress at once
+     * @param maxRequests       requests from peers in progress at once; past it their connections are read no further for now
      * @param maxBytes          bytes of values in peers' reads and writes this node holds at once: a
      *                          write's from its frame to its store, a read's from the store to its
      *                          answer's frame written; bounded apart from the clients' values, as
@@ -114,6 +118,50 @@ public final class PeerServer implements AutoCloseable {
     /** The port it listens on: the configured one, or the free one it took. */
     public int port() {
         return ((InetSocketAddress) server.address()).getPort();
+    }
+
+    /** Connections not read while the requests in progress are past the bounds. */
+    private final Set<Channel> paused = ConcurrentHashMap.newKeySet();
+
+    /**
+     * A request from the channel is in progress now, holding {@code bytes} of values: past the
+     * bound on requests or bytes, the channel is read no further for now.
+     */
+    void started(Channel channel, long bytes) {
+        int requests = inFlight.incrementAndGet();
+        bytesInFlight.hold(bytes);
+        if (requests > settings.maxRequests() || !bytesInFlight.hasRoomFor(0)) {
+            channel.config().setAutoRead(false);
+            paused.add(channel);
+            // The requests that would resume it may all have ended meanwhile.
+            resumeIfRoom();
+        }
+    }
+
+    /** A request has ended and gives its bytes back; the paused connections are read again once half is free. */
+    void ended(long bytes) {
+        inFlight.decrementAndGet();
+        released(bytes);
+    }
+
+    /** Bytes held for a request (a write's value, a read's answer) are given back. */
+    void released(long bytes) {
+        bytesInFlight.release(bytes);
+        resumeIfRoom();
+    }
+
+    private void resumeIfRoom() {
+        if (paused.isEmpty() || 2L * inFlight.get() > settings.maxRequests() || !bytesInFlight.hasRoomFor(settings.maxBytes() / 2)) {
+            return;
+        }
+        for (Channel channel : List.copyOf(paused)) {
+            if (paused.remove(channel)) {
+                channel.eventLoop().execute(() -> {
+                    channel.config().setAutoRead(true);
+                    channel.read();
+                });
+            }
+        }
     }
 
     /** Logs a refused peer once per address (and counts every refusal). */

@@ -225,14 +225,11 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
 
     /**
      * Runs a request's storage work on the storage scheduler and answers with what it returns, or
-     * with an error; refused at once when too many requests are in progress or the queue is full.
+     * with an error. Counted in flight: past the bound, this connection is read no further until
+     * enough requests are done ({@link PeerServer#started}); refused only when the storage queue is full.
      */
     private void onStorage(int id, Supplier<Answer> work) {
-        if (server.inFlight.incrementAndGet() > server.settings.maxRequests()) {
-            server.inFlight.decrementAndGet();
-            send(error(id, Wire.ErrorCode.OVERLOADED, "too many requests in progress"));
-            return;
-        }
+        server.started(channel, 0);
         try {
             server.storage.schedule(() -> {
                 Answer answer;
@@ -241,12 +238,12 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
                 } catch (RuntimeException e) {
                     answer = failed(id, e);
                 } finally {
-                    server.inFlight.decrementAndGet();
+                    server.ended(0);
                 }
                 send(answer);
             });
         } catch (RejectedExecutionException e) {
-            server.inFlight.decrementAndGet();
+            server.ended(0);
             send(error(id, Wire.ErrorCode.OVERLOADED, "storage queue full"));
         }
     }
@@ -306,22 +303,16 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         return record.get().valueLength();
     }
 
-    /** Queues the writes for the store's writer and answers once all are stored (or one failed). */
+    /**
+     * Queues the writes for the store's writer and answers once all are stored (or one failed).
+     * Its frame is here already, so it is taken whatever the bounds: past them, this connection is
+     * read no further until enough requests are done, and the peer waits rather than fails.
+     */
     private void write(int id, List<KeyedRecord> records) {
-        if (server.inFlight.incrementAndGet() > server.settings.maxRequests()) {
-            server.inFlight.decrementAndGet();
-            send(error(id, Wire.ErrorCode.OVERLOADED, "too many requests in progress"));
-            return;
-        }
         long held = RecordBatch.valueBytes(records);
-        if (!server.bytesInFlight.tryHold(held)) {
-            server.inFlight.decrementAndGet();
-            send(noRoomForBytes(id));
-            return;
-        }
+        server.started(channel, held);
         stored(records).whenComplete((stored, failure) -> {
-            server.bytesInFlight.release(held);
-            server.inFlight.decrementAndGet();
+            server.ended(held);
             send(failure == null ? allocator -> Wire.empty(allocator, Wire.DONE, id) : failed(id, failure));
         });
     }
@@ -354,7 +345,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         return error(id, Wire.ErrorCode.INTERNAL, cause.toString());
     }
 
-    /** No room in the peers' byte bound, for a read's answer or a write alike. */
+    /** No room in the peers' byte bound for a read's answer, within the read wait. */
     private static Answer noRoomForBytes(int id) {
         return error(id, Wire.ErrorCode.OVERLOADED, "too many bytes of values in progress");
     }
@@ -379,9 +370,9 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             return;
         }
         try {
-            channel.writeAndFlush(answer.apply(channel.alloc())).addListener(written -> server.bytesInFlight.release(held));
+            channel.writeAndFlush(answer.apply(channel.alloc())).addListener(written -> server.released(held));
         } catch (RuntimeException e) {
-            server.bytesInFlight.release(held);
+            server.released(held);
             throw e;
         }
     }
