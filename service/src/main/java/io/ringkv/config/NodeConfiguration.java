@@ -110,7 +110,7 @@ public class NodeConfiguration {
         // The port the server really listens on, known once it started (server.port may be 0).
         return new WarmUp(coordinator, membership, replicaDirectory,
                 () -> environment.getRequiredProperty("local.server.port", Integer.class),
-                startup.warmUpRequests(), startup.warmUpTimeout());
+                startup.warmUpRequests(), startup.warmUpTimeout(), properties.replication().timeout());
     }
 
     /**
@@ -216,11 +216,14 @@ public class NodeConfiguration {
         return new PeerConnector(settings, resources.getLoopResources(), nodeInfo);
     }
 
+    /** A peer that connects to this node or pings it is readmitted at once if this node shuns it. */
     @Bean(destroyMethod = "close")
     ReplicaDirectory replicaDirectory(ClusterMembership membership, LocalReplica localReplica, PeerMonitors peerMonitors,
-            PeerConnector peerConnector, RepairLedger repairLedger, RingkvProperties properties) {
-        return new ReplicaDirectory(membership, localReplica, peerConnector, peerMonitors, repairLedger,
+            PeerConnector peerConnector, RepairLedger repairLedger, ReplicaService replicaService, RingkvProperties properties) {
+        var directory = new ReplicaDirectory(membership, localReplica, peerConnector, peerMonitors, repairLedger,
                 () -> replicaWindow(properties));
+        replicaService.onHeardFrom(directory::heardFrom);
+        return directory;
     }
 
     @Bean

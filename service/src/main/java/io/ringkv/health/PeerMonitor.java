@@ -131,6 +131,25 @@ public final class PeerMonitor {
                 : stream.doOnComplete(this::succeeded));
     }
 
+    /**
+     * The peer answered a call made around the breaker because it showed that it is back (it
+     * connected to this node or pinged it): calls go to it again at once, not after the breaker's
+     * open time and its probe calls. A node that restarts is thus used as soon as it serves.
+     */
+    public void readmit() {
+        CircuitBreaker.State before = breaker.getState();
+        if (before != CircuitBreaker.State.CLOSED) {
+            breaker.transitionToClosedState();
+            log.info("peer {} is back: calls to it resume (its breaker was {})", peer, before);
+        }
+        succeeded();
+    }
+
+    /** Whether the peer is anything but UP here: a sign of life from it is then worth a readmission. */
+    public boolean shunned() {
+        return state() != PeerState.UP;
+    }
+
     private void succeeded() {
         lastSuccess.set(Instant.now());
         lastFailure.set(null);

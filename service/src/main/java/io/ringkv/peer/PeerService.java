@@ -35,6 +35,12 @@ public interface PeerService {
      */
     PeerStatus status(String peer, PeerStatus caller);
 
+    /**
+     * A peer proved who it is: it finished the handshake on a new connection, or pinged. Called
+     * on the event loop; must not block.
+     */
+    void heardFrom(String peer);
+
     /** A peer finished a repair with this node, which it started at {@code startedMillis}. */
     void repaired(String peer, long startedMillis);
 

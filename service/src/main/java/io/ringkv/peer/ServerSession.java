@@ -132,6 +132,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(Handshake.welcome(ctx.alloc(), version,
                 server.handshake.serverProof(auth.clientNonce(), serverNonce, self), self));
         log.debug("peer {} connected, protocol version {}", peer, version);
+        server.service.heardFrom(peerName);
     }
 
     private void refuse(ChannelHandlerContext ctx, String reason) {
@@ -166,6 +167,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
                 onStorage(id, () -> readAll(id, keys));
             }
             case Wire.PING -> {
+                server.service.heardFrom(peerName);
                 PeerStatus status = server.service.status(peerName, Wire.readStatus(payload));
                 send(allocator -> Wire.seal(Wire.writeStatus(Wire.begin(allocator, Wire.DONE, id, PeerStatus.WIRE_BYTES), status)));
             }

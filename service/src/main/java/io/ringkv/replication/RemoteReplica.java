@@ -2,6 +2,7 @@ package io.ringkv.replication;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.ringkv.health.PeerMonitor;
@@ -25,6 +26,7 @@ public final class RemoteReplica implements Replica, AutoCloseable {
     private final PeerClient client;
     private final PeerMonitor monitor;
     private final ReplicaWindow window;
+    private final AtomicBoolean readmitting = new AtomicBoolean();
 
     /** @param window bounds the calls this node has in flight to the peer, and their bytes */
     public RemoteReplica(PeerClient client, PeerMonitor monitor, ReplicaWindow window) {
@@ -71,6 +73,26 @@ public final class RemoteReplica implements Replica, AutoCloseable {
      */
     public Mono<PeerStatus> probe(PeerStatus own) {
         return monitor.guard("probe", client.ping(own));
+    }
+
+    /**
+     * Pings the peer around its breaker and, if it answers, closes the breaker ({@link PeerMonitor#readmit}):
+     * for a peer that showed it is back. At most one at a time; empty while another runs.
+     */
+    public Mono<PeerStatus> readmit(PeerStatus own) {
+        return Mono.defer(() -> {
+            if (!readmitting.compareAndSet(false, true)) {
+                return Mono.empty();
+            }
+            return client.ping(own)
+                    .doOnNext(answer -> monitor.readmit())
+                    .doFinally(signal -> readmitting.set(false));
+        });
+    }
+
+    /** Whether the peer is shunned here (breaker not closed, or its last call failed). */
+    public boolean shunned() {
+        return monitor.shunned();
     }
 
     /** The member state a peer reported, if it reported one this node knows. */
@@ -134,16 +156,22 @@ public final class RemoteReplica implements Replica, AutoCloseable {
     }
 
     /**
-     * Exercises the connection and the peer's request path without telling the breaker: connects,
-     * pings, reads the key and writes it an ancient tombstone (timestamp 1: older than anything a
-     * coordinator writes, so it changes nothing a client sees, and the next purge drops it).
-     * Failures are ignored: at a cold start the peer may not be up yet.
+     * Tells the peer this node is up, around the breaker: a ping, which also opens a connection. A
+     * peer that shunned this node (it was down) readmits it on it ({@link ReplicaDirectory#heardFrom}).
+     *
+     * @return whether the peer answered
+     */
+    public Mono<Boolean> greet() {
+        return client.ping(PeerStatus.UNKNOWN).thenReturn(true).onErrorReturn(false);
+    }
+
+    /**
+     * Exercises the peer's request path without telling the breaker: reads the key and writes it
+     * an ancient tombstone (timestamp 1: older than anything a coordinator writes, so it changes
+     * nothing a client sees, and the next purge drops it). Fails as the calls fail.
      */
     public Mono<Void> warmUp(byte[] key) {
-        return client.ping(PeerStatus.UNKNOWN)
-                .then(client.read(key))
-                .then(client.write(key, Record.tombstone(1)))
-                .onErrorResume(error -> Mono.empty());
+        return client.read(key).then(client.write(key, Record.tombstone(1)));
     }
 
     @Override

@@ -81,13 +81,35 @@ public final class ReplicaDirectory implements AutoCloseable {
         if (!(replica(member) instanceof RemoteReplica remote)) {
             return Mono.just(true);
         }
-        return remote.probe(history.statusFor(member, membership.state(membership.self())))
-                .doOnNext(status -> {
-                    RemoteReplica.stateOf(status).ifPresent(reported -> membership.setState(member, reported));
-                    statusListeners.forEach(listener -> listener.accept(member, status));
-                })
+        return remote.probe(ownStatusFor(member))
+                .doOnNext(status -> learned(member, status))
                 .thenReturn(true)
                 .onErrorReturn(false);
+    }
+
+    /**
+     * A member showed a sign of life (it connected to this node, or pinged it). If this node shuns
+     * it (its breaker is not closed, or its last call failed), it is pinged around its breaker and,
+     * when it answers, called again at once: a restarted node is used as soon as it is back, not
+     * after the breaker's open time. Cheap when it is not shunned; never blocks.
+     */
+    public void heardFrom(String member) {
+        RemoteReplica remote = remote(member);
+        if (remote == null || !remote.shunned()) {
+            return;
+        }
+        remote.readmit(ownStatusFor(member)).subscribe(status -> learned(member, status),
+                error -> log.info("{} showed a sign of life but did not answer a ping: {}", member, error.toString()));
+    }
+
+    private PeerStatus ownStatusFor(String member) {
+        return history.statusFor(member, membership.state(membership.self()));
+    }
+
+    /** What a member told about itself in its answer to a ping. */
+    private void learned(String member, PeerStatus status) {
+        RemoteReplica.stateOf(status).ifPresent(reported -> membership.setState(member, reported));
+        statusListeners.forEach(listener -> listener.accept(member, status));
     }
 
     /** Where keys live now: one snapshot of the rings, for one request; refused while the ring is not known. */

@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 import io.ringkv.peer.PeerService;
 import io.ringkv.peer.PeerStatus;
@@ -26,6 +27,7 @@ public final class ReplicaService implements PeerService {
     private final ClusterMembership membership;
     private final ReplicaHistory history;
     private final List<BiConsumer<String, PeerStatus>> statusListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<String>> heardFromListeners = new CopyOnWriteArrayList<>();
 
     public ReplicaService(String name, RocksStore store, HybridClock clock, ClusterMembership membership,
             ReplicaHistory history) {
@@ -69,6 +71,16 @@ public final class ReplicaService implements PeerService {
     public PeerStatus status(String peer, PeerStatus caller) {
         statusListeners.forEach(listener -> listener.accept(peer, caller));
         return history.statusFor(peer, membership.state(name));
+    }
+
+    /** Hears each peer that connects to this node or pings it (a sign that it is up), on the event loop. */
+    public void onHeardFrom(Consumer<String> listener) {
+        heardFromListeners.add(listener);
+    }
+
+    @Override
+    public void heardFrom(String peer) {
+        heardFromListeners.forEach(listener -> listener.accept(peer));
     }
 
     @Override

@@ -21,17 +21,24 @@ import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 
 /**
- * Warms the node's own request path before it reports ready: Spring Boot marks a node ready only
- * once its runners are done, so the first burst of just-in-time compilation that live traffic
- * would otherwise meet (seconds of p99 above a second on two cores) happens here instead.
+ * What a node does between starting its servers and reporting ready: it tells its peers it is up,
+ * then warms its own request path. Spring Boot marks a node ready only once its runners are done,
+ * and {@code GET /v0/status} answers 200 only once it is ready, so a client never meets a node its
+ * peers still shun or whose first requests would meet a cold JIT (seconds of p99 above a second
+ * on two cores).
  *
- * <p>Two kinds of request, neither of which a client can see or collide with: GETs through the
- * public HTTP API of keys this node is the first replica of (answered 404 from its own store), and
- * writes and deletes of keys it owns alone, made through the coordinator with a leading NUL byte,
- * which the API refuses in client ids. Then each peer that is up gets a few pings, reads and
- * ancient tombstones of such keys ({@link RemoteReplica#warmUp}), which open the connections and
- * warm both ends of the node-to-node protocol; that goes around the peers' circuit breakers, which
- * must not learn from a warm-up (at a cold start the peers may not be up yet).
+ * <p>Telling the peers: one ping to each, all at once, around the breakers. A peer that shunned
+ * this node while it was down readmits it on that ping, so by the time this node is ready the
+ * others call it again. A peer that does not answer (down, hung, frozen) costs at most
+ * {@code peerTimeout} and is left out of the rest: readiness never waits on another pod.
+ *
+ * <p>Warming: GETs through the public HTTP API of keys this node is the first replica of (answered
+ * 404 from its own store), and writes and deletes of keys it owns alone, made through the
+ * coordinator with a leading NUL byte, which the API refuses in client ids: neither can collide
+ * with a client's. Then each peer that answered the ping gets a few reads and ancient tombstones
+ * of such keys ({@link RemoteReplica#warmUp}), which warm both ends of the node-to-node protocol,
+ * until its first failure. None of it goes through the breakers, which must not learn from a
+ * warm-up. The whole is bounded by {@code budget}.
  */
 public final class WarmUp implements ApplicationRunner {
 
@@ -45,33 +52,37 @@ public final class WarmUp implements ApplicationRunner {
     private final IntSupplier httpPort;
     private final int requests;
     private final Duration budget;
+    private final Duration peerTimeout;
 
     /**
-     * @param requests how many of each kind (0: no warm-up)
-     * @param budget   the longest it may take; readiness does not wait longer
+     * @param requests    how many of each kind (0: no warm-up; the peers are still told)
+     * @param budget      the longest it may take; readiness does not wait longer
+     * @param peerTimeout the longest a peer may take to answer the ping: the replication timeout
      */
     public WarmUp(Coordinator coordinator, ClusterMembership membership, ReplicaDirectory replicas, IntSupplier httpPort,
-            int requests, Duration budget) {
+            int requests, Duration budget, Duration peerTimeout) {
         this.coordinator = coordinator;
         this.membership = membership;
         this.replicas = replicas;
         this.httpPort = httpPort;
         this.requests = requests;
         this.budget = budget;
+        this.peerTimeout = peerTimeout;
     }
 
     @Override
     public void run(ApplicationArguments arguments) {
-        if (requests == 0) {
-            return;
-        }
         long waitedFrom = System.nanoTime();
         if (!ringKnownWithin(budget)) {
             log.warn("the ring was not known within {} (ringkv.startup.warm-up-timeout): no warm-up", budget);
             return;
         }
         long started = System.nanoTime();
-        Duration left = budget.minusNanos(started - waitedFrom);
+        List<RemoteReplica> answered = greetPeers();
+        if (requests == 0) {
+            return;
+        }
+        Duration left = budget.minusNanos(System.nanoTime() - waitedFrom);
         List<String> reads = ownKeys("ringkv-warm-up-", requests);
         List<String> writes = ownKeys("\u0000ringkv-warm-up-", requests);
         HttpClient http = HttpClient.create().baseUrl("http://127.0.0.1:" + httpPort.getAsInt()).responseTimeout(Duration.ofSeconds(5));
@@ -86,11 +97,15 @@ public final class WarmUp implements ApplicationRunner {
                     return coordinator.put(bytes, VALUE, ONE, placement).then(coordinator.delete(bytes, ONE, placement));
                 }, 8)
                 .cast(Object.class);
-        // Peers: their connections opened and both ends of the protocol exercised, outside the
-        // breakers. A peer that is not up yet is skipped.
-        Flux<Object> peerPath = Flux.fromIterable(replicas.peers())
-                .flatMap(peer -> Flux.fromIterable(writes.subList(0, Math.min(writes.size(), requests / 10)))
-                        .concatMap(key -> peer.warmUp(key.getBytes(StandardCharsets.UTF_8))))
+        // Each peer that answered, until its first failure: a peer that fails now is not waited for again.
+        List<String> peerKeys = writes.subList(0, Math.min(writes.size(), requests / 10));
+        Flux<Object> peerPath = Flux.fromIterable(answered)
+                .flatMap(peer -> Flux.fromIterable(peerKeys)
+                        .concatMap(key -> peer.warmUp(key.getBytes(StandardCharsets.UTF_8)))
+                        .onErrorResume(error -> {
+                            log.info("warm-up: {} failed ({}); not warmed further", peer.name(), error.toString());
+                            return Mono.empty();
+                        }))
                 .cast(Object.class);
         try {
             Flux.merge(readPath, writePath, peerPath).onErrorResume(error -> {
@@ -102,6 +117,24 @@ public final class WarmUp implements ApplicationRunner {
         } catch (IllegalStateException timeout) {
             log.warn("the warm-up did not finish within {}: ready anyway", budget);
         }
+    }
+
+    /** Pings every peer at once, each within {@code peerTimeout}; the peers that answered. */
+    private List<RemoteReplica> greetPeers() {
+        List<RemoteReplica> peers = replicas.peers();
+        List<RemoteReplica> answered = Flux.fromIterable(peers)
+                .flatMap(peer -> peer.greet()
+                        .timeout(peerTimeout, Mono.just(false))
+                        .filter(Boolean::booleanValue)
+                        .map(ok -> peer))
+                .collectList()
+                // Each ping is bounded already; this only keeps a bug from holding readiness.
+                .timeout(peerTimeout.multipliedBy(3), Mono.just(List.of()))
+                .block();
+        List<String> silent = peers.stream().filter(peer -> !answered.contains(peer)).map(RemoteReplica::name).toList();
+        log.info("told {} of {} peers this node is up{}", answered.size(), peers.size(), silent.isEmpty() ? ""
+                : "; not reached within " + peerTimeout.toMillis() + " ms: " + silent + " (they learn it when this node next calls them)");
+        return answered;
     }
 
     /**

@@ -565,6 +565,10 @@ class PeerProtocolTest {
         }
 
         @Override
+        public void heardFrom(String peer) {
+        }
+
+        @Override
         public String name() {
             return SERVER;
         }
