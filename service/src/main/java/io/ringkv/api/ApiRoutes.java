@@ -23,6 +23,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.reactive.function.server.support.RouterFunctionMapping;
 
 import io.ringkv.health.PeerMonitors;
+import io.ringkv.health.Readiness;
 import io.ringkv.metrics.ClientRequestMetrics;
 import io.ringkv.overload.AdmissionControl;
 import io.ringkv.peer.PeerServer;
@@ -89,7 +90,7 @@ public class ApiRoutes {
     @Bean
     RouterFunction<ServerResponse> publicApi(Settings settings, Coordinator coordinator, ClusterMembership membership,
             PeerMonitors monitors, ObjectProvider<DnsDiscovery> discovery, PeerServer peerServer, AdmissionControl admission,
-            ClientRequestMetrics metrics, AntiEntropy antiEntropy, DataMovement dataMovement) {
+            ClientRequestMetrics metrics, AntiEntropy antiEntropy, DataMovement dataMovement, Readiness readiness) {
         var entities = new EntityHandler(coordinator, admission, settings.maxValueBytes(), settings.bodyTimeout());
         var cluster = new ClusterHandler(membership, monitors, discovery.getIfAvailable(), peerServer.port(), antiEntropy,
                 dataMovement);
@@ -101,12 +102,24 @@ public class ApiRoutes {
                 .route(path("/v0/entity"), methodNotAllowed("GET, PUT, DELETE"))
                 .GET("/v0/entities", routes.api("range", entities::range))
                 .route(path("/v0/entities"), methodNotAllowed("GET"))
-                .GET("/v0/status", routes.api("status", request -> ServerResponse.ok().contentType(MediaType.TEXT_PLAIN).bodyValue("OK")))
+                .GET("/v0/status", routes.api("status", request -> status(readiness)))
                 .route(path("/v0/status"), methodNotAllowed("GET"))
                 // Peers and discovery ask every node for its name and cluster port here: never refused.
                 .GET("/v0/cluster", routes.unbounded("cluster", cluster::view))
                 .route(path("/v0/cluster"), methodNotAllowed("GET"))
                 .build();
+    }
+
+    /**
+     * 200 only when the node is ready, by the same condition as its readiness probe: a client
+     * that waits for 200 here then meets a node that can coordinate and store. Otherwise 503 with
+     * Retry-After and why (starting, joining, shutting down, storage trouble).
+     */
+    private static Mono<ServerResponse> status(Readiness readiness) {
+        return readiness.check().flatMap(answer -> answer.ready()
+                ? ServerResponse.ok().contentType(MediaType.TEXT_PLAIN).bodyValue("OK")
+                : ServerResponse.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "1")
+                        .contentType(MediaType.TEXT_PLAIN).bodyValue(answer.reason()));
     }
 
     private static HandlerFunction<ServerResponse> methodNotAllowed(String allowed) {

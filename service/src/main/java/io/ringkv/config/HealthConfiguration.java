@@ -1,19 +1,22 @@
 package io.ringkv.config;
 
+import org.springframework.boot.health.actuate.endpoint.HealthDescriptor;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.health.BreakerSettings;
 import io.ringkv.health.PeerMonitors;
+import io.ringkv.health.Readiness;
 import io.ringkv.health.RingHealthIndicator;
 import io.ringkv.health.StorageHealthIndicator;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.storage.RocksStore;
 
 /**
- * Wires how a node judges its peers and itself: a circuit breaker per peer, and the {@code ring}
- * and {@code storage} health contributors.
+ * Wires how a node judges its peers and itself: a circuit breaker per peer, the {@code ring}
+ * and {@code storage} health contributors, and the readiness that {@code GET /v0/status} answers by.
  */
 @Configuration(proxyBeanMethods = false)
 public class HealthConfiguration {
@@ -29,6 +32,18 @@ public class HealthConfiguration {
     @Bean
     RingHealthIndicator ringHealthIndicator(ClusterMembership membership, PeerMonitors peerMonitors) {
         return new RingHealthIndicator(membership, peerMonitors);
+    }
+
+    /**
+     * What {@code GET /v0/status} answers by: the readiness probe's own group, so that the two
+     * cannot disagree (the primary group where probes are off).
+     */
+    @Bean
+    Readiness readiness(HealthEndpoint health) {
+        return new Readiness(() -> {
+            HealthDescriptor readiness = health.healthForPath("readiness");
+            return readiness != null ? readiness : health.health();
+        });
     }
 
     /** Contributes as {@code storage}. */
