@@ -7,6 +7,8 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -16,6 +18,7 @@ import org.springframework.util.StringUtils;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.api.ApiRoutes;
+import io.ringkv.api.ClientDrain;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.kubernetes.GeneratedClusterSecret;
 import io.ringkv.kubernetes.KubernetesApi;
@@ -232,6 +235,22 @@ public class NodeConfiguration {
         var replication = properties.replication();
         return new Coordinator(replicaDirectory, hybridClock, replication.timeout(), replication.readHedgeDelay(),
                 replication.factor(), hints, meters);
+    }
+
+    /**
+     * On SIGTERM, clients are told to go elsewhere before the web server stops taking requests;
+     * the requests then in progress get Spring's limit for a shutdown phase to finish.
+     */
+    @Bean
+    ClientDrain clientDrain(RingkvProperties properties, ApplicationEventPublisher events, Environment environment,
+            @Value("${spring.lifecycle.timeout-per-shutdown-phase:30s}") Duration phaseTimeout) {
+        return new ClientDrain(properties.shutdown().drainDelay(), phaseTimeout,
+                () -> environment.getRequiredProperty("local.server.port", Integer.class), events);
+    }
+
+    @Bean
+    NettyServerCustomizer clientDrainTracking(ClientDrain clientDrain) {
+        return clientDrain.tracking();
     }
 
     @Bean

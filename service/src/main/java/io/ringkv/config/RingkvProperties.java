@@ -41,6 +41,7 @@ import jakarta.validation.constraints.PositiveOrZero;
  * @param health        how sick peers are detected
  * @param overload      how many requests a node works on at once
  * @param startup       what a node does before it reports ready
+ * @param shutdown      what a node does when told to stop, before it stops taking requests
  * @param eventLoops    the threads that serve the public API and the peers (never blocked); unset:
  *                      one per processor the JVM sees. Reactor Netty's own default, at least 4,
  *                      cost a 3-node cluster on 2 cores a fifth of its throughput in context
@@ -61,6 +62,7 @@ public record RingkvProperties(
         @DefaultValue @Valid Health health,
         @DefaultValue @Valid Overload overload,
         @DefaultValue @Valid Startup startup,
+        @DefaultValue @Valid Shutdown shutdown,
         @Positive Integer eventLoops) {
 
     static final String DATA_DIR = "ringkv.data-dir";
@@ -392,5 +394,15 @@ public record RingkvProperties(
      */
     public record Startup(@DefaultValue("1000") @PositiveOrZero int warmUpRequests,
             @DefaultValue("30s") @Positive Duration warmUpTimeout) {
+    }
+
+    /**
+     * @param drainDelay how long a node told to stop keeps serving, unready and answering every
+     *                   request with {@code Connection: close}, before it stops taking connections:
+     *                   long enough for load balancers to drop it and for busy clients to move their
+     *                   keep-alive connections elsewhere. On Kubernetes a few seconds (the chart: 5s),
+     *                   kube-proxy's update of the Service included
+     */
+    public record Shutdown(@DefaultValue("1s") @PositiveOrZero Duration drainDelay) {
     }
 }

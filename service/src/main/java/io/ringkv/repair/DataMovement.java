@@ -305,4 +305,10 @@ public final class DataMovement implements SmartLifecycle {
     public boolean isRunning() {
         return started;
     }
+
+    /** Stops just after the first to stop, the client drain: a leaving node's clients go elsewhere first. */
+    @Override
+    public int getPhase() {
+        return DEFAULT_PHASE - 1;
+    }
 }

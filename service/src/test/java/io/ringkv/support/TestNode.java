@@ -52,6 +52,8 @@ public final class TestNode implements AutoCloseable {
         // A short warm-up: the code runs in every test, without costing each node seconds.
         settings.put("ringkv.startup.warm-up-requests", "20");
         settings.put("spring.lifecycle.timeout-per-shutdown-phase", "5s");
+        // No client drain on stop: a test's clients are not behind a load balancer, and every stop would wait for it.
+        settings.put("ringkv.shutdown.drain-delay", "0s");
         // Nodes start in parallel in one JVM and share logback's one LoggerContext, whose listener
         // list is a plain ArrayList: LogbackMetrics adding to it from two starting nodes at once failed
         // a start with "Index 1 out of bounds". A real node is alone in its JVM and keeps the metrics.
