@@ -1,7 +1,12 @@
 package io.ringkv.config;
 
+import java.io.UncheckedIOException;
+import java.net.URI;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
@@ -22,6 +27,7 @@ import io.ringkv.api.ClientDrain;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.kubernetes.GeneratedClusterSecret;
 import io.ringkv.kubernetes.KubernetesApi;
+import io.ringkv.kubernetes.StatefulSetScale;
 import io.ringkv.peer.Handshake;
 import io.ringkv.peer.NodeInfoClient;
 import io.ringkv.peer.PeerConnector;
@@ -48,6 +54,7 @@ import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.StorageException;
 import io.ringkv.storage.StorageSettings;
 import io.ringkv.storage.TombstonePurge;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.resources.LoopResources;
@@ -62,14 +69,30 @@ import reactor.netty.resources.LoopResources;
 @EnableConfigurationProperties(RingkvProperties.class)
 public class NodeConfiguration {
 
+    /**
+     * With a StatefulSet deciding the members, one that is down keeps its ranges: after a restart
+     * this node presumes a member holds data if it did when this node last knew (the ledger
+     * remembers who did), until the member says otherwise.
+     */
     @Bean
-    ClusterMembership clusterMembership(RingkvProperties properties, @Value("${server.port:8080}") int serverPort) {
+    ClusterMembership clusterMembership(RingkvProperties properties, @Value("${server.port:8080}") int serverPort,
+            RepairLedger repairLedger) {
         var cluster = properties.cluster();
         String self = cluster.selfName(serverPort);
-        if (cluster.discovery().enabled()) {
+        if (!cluster.discovery().enabled()) {
+            return ClusterMembership.fixed(self, cluster.members(self), cluster.vnodes());
+        }
+        if (!cluster.discovery().followsStatefulSet()) {
             return ClusterMembership.discovered(self, cluster.vnodes());
         }
-        return ClusterMembership.fixed(self, cluster.members(self), cluster.vnodes());
+        ClusterMembership membership = ClusterMembership.discovered(self, cluster.vnodes(), repairLedger::heldData);
+        membership.onChange(view -> {
+            if (membership.isKnown()) {
+                repairLedger.rememberDataHolders(view.ring().members().stream()
+                        .filter(member -> membership.state(member).holdsData()).collect(Collectors.toSet()));
+            }
+        });
+        return membership;
     }
 
     @Bean
@@ -77,8 +100,21 @@ public class NodeConfiguration {
     DnsDiscovery dnsDiscovery(ClusterMembership membership, ReplicaDirectory replicaDirectory, NodeInfoClient nodeInfo,
             RingkvProperties properties) {
         var discovery = properties.cluster().discovery();
+        Supplier<Mono<Set<String>>> intent = null;
+        if (discovery.followsStatefulSet()) {
+            URI self = URI.create(membership.self());
+            String pod = self.getHost().split("\\.", 2)[0];
+            try {
+                StatefulSetScale.memberNames(self, discovery.statefulSet(), 1);
+                StatefulSetScale statefulSet = StatefulSetScale.inCluster(discovery.statefulSet(), pod);
+                intent = () -> statefulSet.intendedMembers(self);
+            } catch (IllegalArgumentException | UncheckedIOException e) {
+                throw new InvalidSettingException(RingkvProperties.Discovery.STATEFUL_SET, e.getMessage());
+            }
+        }
         return new DnsDiscovery(membership, discovery.dnsName(), discovery.refreshInterval(), discovery.removalAfter(),
-                discovery.bootstrapTimeout(), address -> nodeInfo.of(address).map(NodeInfoClient.NodeInfo::name), replicaDirectory::probe);
+                discovery.bootstrapTimeout(), address -> nodeInfo.of(address).map(NodeInfoClient.NodeInfo::name), replicaDirectory::probe,
+                intent);
     }
 
     @Bean(destroyMethod = "close")

@@ -259,13 +259,32 @@ public record RingkvProperties(
      * @param removalAfter    consecutive rounds a member must be missing from DNS before it leaves the ring
      * @param bootstrapTimeout how long a starting node waits to reach the other members DNS lists
      *                        (all of them, or a majority) before it serves with whatever ring it has
+     * @param statefulSet     the StatefulSet this node is a pod of; set, its {@code spec.replicas}
+     *                        (read each round through the Kubernetes API) decides the members: its
+     *                        pods {@code 0..replicas-1}, up or down, Pending or not in DNS. Only a
+     *                        scale-down takes one off the ring. Unset, the ring follows who answers
      */
     public record Discovery(String dnsName, @DefaultValue("5s") @Positive Duration refreshInterval,
-            @DefaultValue("3") @Positive int removalAfter, @DefaultValue("60s") @Positive Duration bootstrapTimeout) {
+            @DefaultValue("3") @Positive int removalAfter, @DefaultValue("60s") @Positive Duration bootstrapTimeout,
+            String statefulSet) {
+
+        static final String STATEFUL_SET = "ringkv.cluster.discovery.stateful-set";
+
+        public Discovery {
+            if (StringUtils.hasText(statefulSet) && !StringUtils.hasText(dnsName)) {
+                throw new InvalidSettingException(STATEFUL_SET, "needs ringkv.cluster.discovery.dns-name: the members of a"
+                        + " StatefulSet find each other through its headless Service");
+            }
+        }
 
         /** Whether the members are found through DNS rather than listed. */
         public boolean enabled() {
             return StringUtils.hasText(dnsName);
+        }
+
+        /** Whether a StatefulSet's spec.replicas decides the members. */
+        public boolean followsStatefulSet() {
+            return StringUtils.hasText(statefulSet);
         }
     }
 

@@ -1,16 +1,20 @@
 package io.ringkv.kubernetes;
 
+import java.net.URI;
 import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeSet;
 
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Whether this pod is being scaled away: its StatefulSet's {@code spec.replicas}, read through the
- * Kubernetes API as the pod's service account (a Role that may only {@code get} this one
- * StatefulSet), against the pod's ordinal. A pod stopped with an ordinal at or above the replicas
- * is not coming back; any other stop is a restart. Works alike for {@code helm upgrade} and
+ * The members a StatefulSet is meant to have, and whether this pod is being scaled away: its
+ * {@code spec.replicas}, read through the Kubernetes API as the pod's service account (a Role that
+ * may only {@code get} this one StatefulSet). The pods {@code 0..replicas-1} are the members,
+ * whether they run or not; a pod stopped with an ordinal at or above the replicas is not coming
+ * back, and any other stop is a restart. Works alike for {@code helm upgrade} and
  * {@code kubectl scale}, which both only change {@code spec.replicas}.
  */
 public final class StatefulSetScale {
@@ -62,13 +66,45 @@ public final class StatefulSetScale {
 
     /** True when the StatefulSet no longer counts this pod: it is stopping for good. */
     public Mono<Boolean> scaledAway() {
+        return replicas().map(replicas -> replicas <= ordinal);
+    }
+
+    /**
+     * The members the StatefulSet is meant to have: the names of its pods {@code 0..replicas-1},
+     * made as this pod's own name is ({@code self}, whose host starts with this pod's name).
+     */
+    public Mono<Set<String>> intendedMembers(URI self) {
+        return replicas().map(replicas -> memberNames(self, name, replicas));
+    }
+
+    /** Its {@code spec.replicas}, read now. */
+    Mono<Integer> replicas() {
         String path = "/apis/apps/v1/namespaces/" + api.namespace() + "/statefulsets/" + name;
         return api.get(path).map(answer -> {
             if (answer.status() != 200) {
                 throw new IllegalStateException("GET " + path + " answered " + answer.status());
             }
-            return replicas(answer.body()) <= ordinal;
+            return replicas(answer.body());
         });
+    }
+
+    /**
+     * The names of a StatefulSet's pods {@code 0..replicas-1} as members: {@code self}, a pod's own
+     * name (scheme, {@code <statefulset>-<ordinal>.<rest of the host>}, port), with each ordinal.
+     */
+    public static Set<String> memberNames(URI self, String statefulSet, int replicas) {
+        String host = self.getHost();
+        int dot = host.indexOf('.');
+        String pod = dot < 0 ? host : host.substring(0, dot);
+        if (ordinal(pod, statefulSet).isEmpty()) {
+            throw new IllegalArgumentException(self + " is not the name of a pod of the StatefulSet " + statefulSet);
+        }
+        String rest = dot < 0 ? "" : host.substring(dot);
+        Set<String> names = new TreeSet<>();
+        for (int i = 0; i < replicas; i++) {
+            names.add(self.getScheme() + "://" + statefulSet + "-" + i + rest + ":" + self.getPort());
+        }
+        return names;
     }
 
     static int replicas(String statefulSetJson) {

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
@@ -17,9 +18,9 @@ import io.ringkv.storage.RocksStore;
 /**
  * What this node knows about its own convergence, kept in the store's {@code meta} column family
  * so that a restart remembers it: when it last finished a repair with each peer, which peers
- * missed more than hints can bring back, up to which timestamp it has purged tombstones, and
- * whether the store ever finished joining a cluster or has left it. Read once at start; every
- * change is written through.
+ * missed more than hints can bring back, up to which timestamp it has purged tombstones, whether
+ * the store ever finished joining a cluster or has left it, and which members held data. Read
+ * once at start; every change is written through.
  *
  * <p>A store whose node left the cluster (scaled away) is cleared when it is opened again: while
  * it was away the others went on overwriting and deleting, and purged the tombstones, so its
@@ -35,6 +36,7 @@ public final class RepairLedger implements ReplicaHistory {
     private static final String MEMBERSHIP = "membership";
     private static final String JOINED = "joined";
     private static final String LEFT = "left";
+    private static final String DATA_HOLDERS = "data-holders";
 
     private final RocksStore store;
     private final Map<String, Long> repaired = new ConcurrentHashMap<>();
@@ -42,6 +44,8 @@ public final class RepairLedger implements ReplicaHistory {
     private final Map<String, Long> needsRepair = new ConcurrentHashMap<>();
     /** When each mark was last saved: a peer that keeps missing writes is not saved on every one. */
     private final Map<String, Long> needsRepairSaved = new ConcurrentHashMap<>();
+    /** The members that held data when this node last knew its ring. */
+    private volatile Set<String> dataHolders;
     private volatile long purgedBefore;
     private volatile boolean joined;
     private volatile boolean left;
@@ -69,6 +73,26 @@ public final class RepairLedger implements ReplicaHistory {
         }
         readMap(NEEDS_REPAIR, needsRepair);
         purgedBefore = number(PURGED_BEFORE);
+        dataHolders = text(DATA_HOLDERS).lines().filter(line -> !line.isBlank()).collect(Collectors.toUnmodifiableSet());
+    }
+
+    /**
+     * Whether the member held data (NORMAL or LEAVING) when this node last knew its ring: after a
+     * restart, a member that is down still holds its ranges here, as it does on the other nodes.
+     */
+    public boolean heldData(String member) {
+        return dataHolders.contains(member);
+    }
+
+    /** The members that hold data now, remembered for {@link #heldData} across restarts; written when they change. */
+    public synchronized void rememberDataHolders(Set<String> holders) {
+        // A name is a URL; one with a line break could not be told apart from two, so it is not kept.
+        Set<String> kept = holders.stream().filter(name -> name.chars().noneMatch(Character::isISOControl))
+                .collect(Collectors.toUnmodifiableSet());
+        if (!kept.equals(dataHolders)) {
+            dataHolders = kept;
+            save(DATA_HOLDERS, String.join("\n", new TreeSet<>(kept)));
+        }
     }
 
     /** When a repair with the peer, started at that moment, last finished; 0 if never. */

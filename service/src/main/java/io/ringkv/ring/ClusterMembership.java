@@ -12,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,14 +46,16 @@ public final class ClusterMembership {
     private final List<Consumer<View>> listeners = new CopyOnWriteArrayList<>();
     private final List<BiConsumer<String, MemberState>> departureListeners = new CopyOnWriteArrayList<>();
     private final Map<String, MemberState> states = new ConcurrentHashMap<>();
+    private final Predicate<String> presumedHolder;
     private volatile boolean known;
 
-    private ClusterMembership(String self, Collection<String> members, int vnodes, boolean known) {
+    private ClusterMembership(String self, Collection<String> members, int vnodes, boolean known, Predicate<String> presumedHolder) {
         if (!members.contains(self)) {
             throw new IllegalArgumentException(self + " is not among the members " + members);
         }
         this.self = self;
         this.vnodes = vnodes;
+        this.presumedHolder = presumedHolder;
         HashRing ring = new HashRing(members, vnodes);
         this.view = new AtomicReference<>(new View(1, ring, ring, ring, Map.of()));
         this.known = known;
@@ -60,12 +63,25 @@ public final class ClusterMembership {
 
     /** A fixed cluster, known from the start. */
     public static ClusterMembership fixed(String self, Collection<String> members, int vnodes) {
-        return new ClusterMembership(self, members, vnodes, true);
+        return new ClusterMembership(self, members, vnodes, true, member -> true);
     }
 
-    /** A cluster that discovery will fill in; until its first round, a ring of this node alone. */
+    /**
+     * A cluster that discovery will fill in; until its first round, a ring of this node alone.
+     * Members join it as they answer, telling their state as they do.
+     */
     public static ClusterMembership discovered(String self, int vnodes) {
-        return new ClusterMembership(self, List.of(self), vnodes, false);
+        return discovered(self, vnodes, member -> true);
+    }
+
+    /**
+     * Like {@link #discovered(String, int)}, for members that may be on the ring before they ever
+     * answered (a StatefulSet's intended members): until one tells its state, it holds data if
+     * {@code presumedHolder} says so (it did when this node last knew), else it counts as
+     * JOINING (a new pod: reads do not ask it, writes go to it as to a joiner).
+     */
+    public static ClusterMembership discovered(String self, int vnodes, Predicate<String> presumedHolder) {
+        return new ClusterMembership(self, List.of(self), vnodes, false, presumedHolder);
     }
 
     public String self() {
@@ -85,8 +101,11 @@ public final class ClusterMembership {
         return known;
     }
 
+    /** The ring is known from now on; told to the listeners, as a change of the view. */
     public void markKnown() {
         known = true;
+        View now = view.get();
+        listeners.forEach(listener -> listener.accept(now));
     }
 
     /** Replaces the ring when the members differ, logging the change once. */
@@ -113,18 +132,27 @@ public final class ClusterMembership {
         }
     }
 
-    /** A member's state as it told it (this node's own included); NORMAL until told otherwise. */
+    /**
+     * A member's state as it told it (this node's own included); until it told one, NORMAL, or
+     * JOINING for a member not presumed to hold data (see {@link #discovered(String, int, Predicate)}).
+     */
     public MemberState state(String member) {
-        return states.getOrDefault(member, MemberState.NORMAL);
+        MemberState told = states.get(member);
+        return told != null ? told : presumed(member);
+    }
+
+    private MemberState presumed(String member) {
+        return member.equals(self) || presumedHolder.test(member) ? MemberState.NORMAL : MemberState.JOINING;
     }
 
     /** Records a member's state; when it changes who holds data, the rings of movement follow. */
     public void setState(String member, MemberState state) {
-        MemberState before = states.put(member, state);
-        if (before == state || (before == null && state == MemberState.NORMAL)) {
+        MemberState told = states.put(member, state);
+        MemberState before = told != null ? told : presumed(member);
+        if (before == state) {
             return;
         }
-        log.info("{} is {} (was {})", member.equals(self) ? "this node" : member, state, before == null ? MemberState.NORMAL : before);
+        log.info("{} is {} (was {})", member.equals(self) ? "this node" : member, state, before);
         while (true) {
             View current = view.get();
             View after = withMovement(current.version(), current.ring());

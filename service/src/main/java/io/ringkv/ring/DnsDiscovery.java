@@ -6,10 +6,13 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +35,8 @@ import reactor.core.publisher.Mono;
  * non-blocking resolver (which honours the records' TTLs up to the refresh interval; the JVM's
  * own DNS cache is not involved), asks each new address for its node's stable name, probes the
  * current members, and hands what it saw to {@link MembershipTracker}, which damps the changes.
+ * Where the cluster's intent can be asked (on Kubernetes, the StatefulSet's {@code spec.replicas}),
+ * it is asked each round too, and decides who is on the ring.
  */
 public final class DnsDiscovery implements SmartLifecycle {
 
@@ -45,6 +50,10 @@ public final class DnsDiscovery implements SmartLifecycle {
     private final Duration refreshInterval;
     private final Function<URI, Mono<String>> identify;
     private final Function<String, Mono<Boolean>> probe;
+    /** The members the cluster is meant to have, asked each round; null where nothing says. */
+    private final Supplier<Mono<Set<String>>> intent;
+    /** The last intent learned: kept while it cannot be asked (the API server briefly away). */
+    private volatile Set<String> intended;
     private final Map<String, String> nameByAddress = new ConcurrentHashMap<>();
     private final EventLoopGroup dnsLoop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final DnsNameResolver resolver;
@@ -55,9 +64,13 @@ public final class DnsDiscovery implements SmartLifecycle {
     /**
      * @param identify asks the node at a base URL for its name
      * @param probe    calls a member by its name; true if it answered
+     * @param intent   the members the cluster is meant to have (a StatefulSet's), asked each round;
+     *                 null: none, the ring follows who answers ({@link MembershipTracker})
      */
     public DnsDiscovery(ClusterMembership membership, String dnsName, Duration refreshInterval, int removalAfter,
-            Duration bootstrapTimeout, Function<URI, Mono<String>> identify, Function<String, Mono<Boolean>> probe) {
+            Duration bootstrapTimeout, Function<URI, Mono<String>> identify, Function<String, Mono<Boolean>> probe,
+            Supplier<Mono<Set<String>>> intent) {
+        this.intent = intent;
         this.bootstrapTimeout = bootstrapTimeout;
         this.membership = membership;
         this.tracker = new MembershipTracker(membership.self(), removalAfter);
@@ -88,19 +101,24 @@ public final class DnsDiscovery implements SmartLifecycle {
     }
 
     Mono<Void> round() {
-        return resolveAll(dnsName)
-                // An address gone from DNS may come back as another pod: forget whose it was.
-                .doOnNext(addresses -> nameByAddress.keySet().retainAll(Set.copyOf(addresses)))
-                .flatMap(addresses -> Flux.fromIterable(addresses)
-                        .flatMap(this::nameAt)
-                        .collect(Collectors.toSet())
-                        .flatMap(names -> probeMembers(names)
-                                .map(seen -> new Round(addresses.size() - (names.contains(membership.self()) ? 1 : 0), seen))))
+        return Mono.zip(resolveAll(dnsName), askIntent())
+                .flatMap(found -> {
+                    List<String> addresses = found.getT1();
+                    Set<String> meant = found.getT2().orElse(null);
+                    // An address gone from DNS may come back as another pod: forget whose it was.
+                    nameByAddress.keySet().retainAll(Set.copyOf(addresses));
+                    return Flux.fromIterable(addresses)
+                            .flatMap(this::nameAt)
+                            .collect(Collectors.toSet())
+                            .flatMap(names -> probeMembers(names, meant)
+                                    .map(seen -> new Round(addresses.size() - (names.contains(membership.self()) ? 1 : 0), seen, meant)));
+                })
                 .doOnNext(round -> {
                     Set<String> departed = membership.ring().members().stream()
                             .filter(member -> membership.state(member) == MemberState.LEAVING)
                             .collect(Collectors.toSet());
-                    tracker.observe(round.seen().answered(), round.seen().listed(), departed).ifPresent(membership::update);
+                    tracker.observe(round.seen().answered(), round.seen().listed(), departed, round.intended())
+                            .ifPresent(membership::update);
                     if (!membership.isKnown()) {
                         passBootstrapGate(round);
                     }
@@ -108,11 +126,35 @@ public final class DnsDiscovery implements SmartLifecycle {
                 .then();
     }
 
+    /** The intended members this round: asked afresh, or the last ones learned while they cannot be. */
+    private Mono<Optional<Set<String>>> askIntent() {
+        if (intent == null) {
+            return Mono.just(Optional.empty());
+        }
+        return intent.get()
+                .timeout(refreshInterval)
+                .doOnNext(members -> {
+                    if (!members.equals(intended)) {
+                        log.info("the cluster is meant to have {} members: {}", members.size(), new TreeSet<>(members));
+                        intended = Set.copyOf(members);
+                    }
+                })
+                .map(Optional::of)
+                .onErrorResume(error -> {
+                    log.warn("could not learn the intended members this round ({}): {}", error.toString(),
+                            intended == null ? "the ring follows who answers" : "keeping the last ones learned");
+                    return Mono.just(Optional.ofNullable(intended));
+                });
+    }
+
     private record Seen(Set<String> answered, Set<String> listed) {
     }
 
-    /** @param listedOthers addresses DNS listed besides this node's own */
-    private record Round(int listedOthers, Seen seen) {
+    /**
+     * @param listedOthers addresses DNS listed besides this node's own
+     * @param intended     the members the cluster is meant to have; null where nothing says
+     */
+    private record Round(int listedOthers, Seen seen, Set<String> intended) {
     }
 
     /** The ring is known (and the node ready) once the round reached enough members, or after the bootstrap timeout. */
@@ -147,12 +189,15 @@ public final class DnsDiscovery implements SmartLifecycle {
     }
 
     /**
-     * Probes every member and every newly listed name. A member that does not answer is still
-     * listed when its own name resolves: down, but not gone.
+     * Probes every member, every newly listed name and every intended one. A member that does not
+     * answer is still listed when its own name resolves: down, but not gone.
      */
-    private Mono<Seen> probeMembers(Set<String> listedByAddress) {
+    private Mono<Seen> probeMembers(Set<String> listedByAddress, Set<String> meant) {
         Set<String> candidates = new HashSet<>(membership.ring().members());
         candidates.addAll(listedByAddress);
+        if (meant != null) {
+            candidates.addAll(meant);
+        }
         candidates.remove(membership.self());
         Set<String> answered = ConcurrentHashMap.newKeySet();
         Set<String> listed = ConcurrentHashMap.newKeySet();

@@ -7,10 +7,19 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Decides who is on the ring from what discovery sees each round, with damping: a name joins once
- * it has answered, and leaves only after it has been absent from DNS for {@code removalAfter}
- * consecutive rounds. A member that is listed but does not answer (a pod that is down but still
- * published) stays: it is unreachable, not gone. This node is always a member. Plain Java, no I/O.
+ * Decides who is on the ring from what discovery sees each round.
+ *
+ * <p>Where the cluster's intent is known (a StatefulSet's {@code spec.replicas}: ordinals
+ * {@code 0..N-1}), it decides: every intended member is on the ring from the first round, whether
+ * it answers or not, and stays there while it is down, Pending, evicted or absent from DNS. Down
+ * is not departed: only a scale-down takes a member off, and then as below, once it has handed
+ * its data over. A name beyond the intent does not join.
+ *
+ * <p>Without an intent, and for members beyond it, the ring follows what answers, with damping: a
+ * name joins once it has answered, and leaves only after it has been absent from DNS for
+ * {@code removalAfter} consecutive rounds (at once if it said it was leaving and stopped
+ * answering). A member that is listed but does not answer stays: it is unreachable, not gone.
+ * This node is always a member. Plain Java, no I/O.
  */
 public final class MembershipTracker {
 
@@ -36,15 +45,29 @@ public final class MembershipTracker {
      * @param departed members that said they were leaving (they hand their data over first): one
      *                 that does not answer any more has gone, and goes at once, while DNS may still
      *                 list its terminating pod; until then reads and writes would wait for it
+     * @param intended the members the cluster is meant to have, when known (null: not known)
      * @return the new members when they changed
      */
-    public Optional<Set<String>> observe(Set<String> answered, Set<String> listed, Set<String> departed) {
+    public Optional<Set<String>> observe(Set<String> answered, Set<String> listed, Set<String> departed,
+            Set<String> intended) {
         boolean changed = false;
+        if (intended != null) {
+            for (String name : intended) {
+                changed |= members.add(name);
+                missedRounds.remove(name);
+            }
+        }
         for (String name : answered) {
+            if (intended != null && !intended.contains(name) && !members.contains(name)) {
+                continue; // beyond the intent: being scaled away, or not of this cluster
+            }
             changed |= members.add(name);
             missedRounds.remove(name);
         }
         for (String member : Set.copyOf(members)) {
+            if (intended != null && intended.contains(member)) {
+                continue; // down is not departed
+            }
             if (departed.contains(member) && !answered.contains(member) && !member.equals(self)) {
                 members.remove(member);
                 missedRounds.remove(member);

@@ -92,4 +92,20 @@ class StatefulSetScaleTest {
         assertThatThrownBy(() -> StatefulSetScale.inCluster("ringkv", "web-1"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a pod of the StatefulSet");
     }
+
+    @Test
+    void theIntendedMembersAreThePodsBelowTheReplicasNamedAsThisPodIs() {
+        URI self = URI.create("http://ringkv-1.ringkv-headless.shop.svc.cluster.local:8080");
+        assertThat(pod(1).intendedMembers(self).block(Duration.ofSeconds(5))).containsExactly(
+                "http://ringkv-0.ringkv-headless.shop.svc.cluster.local:8080",
+                "http://ringkv-1.ringkv-headless.shop.svc.cluster.local:8080",
+                "http://ringkv-2.ringkv-headless.shop.svc.cluster.local:8080");
+        replicas.set(5);
+        assertThat(pod(1).intendedMembers(self).block(Duration.ofSeconds(5))).hasSize(5)
+                .contains("http://ringkv-4.ringkv-headless.shop.svc.cluster.local:8080");
+        assertThat(StatefulSetScale.memberNames(URI.create("https://db-0.db:8443"), "db", 2))
+                .containsExactly("https://db-0.db:8443", "https://db-1.db:8443");
+        assertThatThrownBy(() -> StatefulSetScale.memberNames(URI.create("http://web-0.web:8080"), "ringkv", 3))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not the name of a pod");
+    }
 }

@@ -4,6 +4,7 @@ import static io.ringkv.support.TestStores.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.util.Set;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -104,5 +105,18 @@ class RepairLedgerTest {
         RepairLedger back = new RepairLedger(reopen());
         assertThat(back.lastRepairs()).isEqualTo(java.util.Map.of("http://peer:1", 100L));
         assertThat(new RepairLedger(reopen()).lastRepairs()).as("saved without it").isEqualTo(java.util.Map.of("http://peer:1", 100L));
+    }
+
+    @Test
+    void theMembersThatHeldDataAreRememberedAcrossARestart() {
+        RepairLedger ledger = new RepairLedger(reopen());
+        assertThat(ledger.heldData("http://b:8080")).isFalse();
+        ledger.rememberDataHolders(Set.of("http://a:8080", "http://b:8080", "http://bad\nname:8080"));
+        RepairLedger restarted = new RepairLedger(reopen());
+        assertThat(restarted.heldData("http://b:8080")).isTrue();
+        assertThat(restarted.heldData("http://c:8080")).isFalse();
+        assertThat(restarted.heldData("http://bad\nname:8080")).as("a name that would break the format is not kept").isFalse();
+        restarted.rememberDataHolders(Set.of("http://a:8080"));
+        assertThat(new RepairLedger(reopen()).heldData("http://b:8080")).as("scaled away: forgotten").isFalse();
     }
 }

@@ -53,4 +53,17 @@ class ClusterMembershipTest {
         membership.update(Set.of("a", "b", "c"));
         assertThat(membership.view().future().members()).as("back, with no state left over").contains("b");
     }
+
+    @Test
+    void aMemberNotHeardFromIsPresumedToHoldDataOnlyIfItDid() {
+        var intended = ClusterMembership.discovered("a", 16, member -> member.equals("b"));
+        intended.update(Set.of("a", "b", "c"));
+        assertThat(intended.state("b")).as("held data when this node last knew").isEqualTo(MemberState.NORMAL);
+        assertThat(intended.state("c")).as("never heard of: a new pod").isEqualTo(MemberState.JOINING);
+        assertThat(intended.view().current().members()).containsExactlyInAnyOrder("a", "b");
+        assertThat(intended.view().joining()).containsOnlyKeys("c");
+
+        intended.setState("c", MemberState.NORMAL);
+        assertThat(intended.view().current().members()).as("it told its state").containsExactlyInAnyOrder("a", "b", "c");
+    }
 }
