@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
 
 /**
  * A node as operators run it: the packaged jar in its own JVM with {@code -Xmx256m} (or less),
@@ -53,6 +54,13 @@ public final class NodeProcess implements AutoCloseable {
      * {@code dir} and the given settings besides its own, started together and answering.
      */
     public static List<NodeProcess> cluster(int count, String heap, Path dir, String... settings) {
+        List<NodeProcess> nodes = define(count, heap, dir, settings);
+        nodes.parallelStream().forEach(node -> node.startAndAwait(Duration.ofSeconds(120)));
+        return nodes;
+    }
+
+    /** The nodes of such a cluster, not started: a test that watches them start starts them itself. */
+    public static List<NodeProcess> define(int count, String heap, Path dir, String... settings) {
         List<Integer> ports = TestNode.freePorts(count);
         String peers = String.join(",", ports.stream().map(port -> "http://127.0.0.1:" + port).toList());
         List<NodeProcess> nodes = new ArrayList<>();
@@ -64,8 +72,14 @@ public final class NodeProcess implements AutoCloseable {
             all.addAll(List.of(settings));
             nodes.add(of(heap, ports.get(i), dir.resolve("node" + i + ".log"), all.toArray(String[]::new)));
         }
-        nodes.parallelStream().forEach(node -> node.startAndAwait(Duration.ofSeconds(120)));
         return nodes;
+    }
+
+    /** The same node with more settings, not started. */
+    public NodeProcess with(String... settings) {
+        List<String> more = new ArrayList<>(command);
+        more.addAll(List.of(settings));
+        return new NodeProcess(more, log, port);
     }
 
     public NodeProcess start() {
@@ -81,9 +95,19 @@ public final class NodeProcess implements AutoCloseable {
         }
     }
 
-    /** Starts the node and waits until {@code /v0/status} answers 200. */
+    /** Starts the node and waits until {@code /v0/status} answers 200: it is ready. */
     public NodeProcess startAndAwait(Duration timeout) {
         start();
+        return awaitStatus(timeout, status -> status == 200, 200);
+    }
+
+    /** Waits until the public port answers {@code /v0/status} at all (200 or 503): the web server is up. */
+    public NodeProcess awaitListening(Duration timeout) {
+        return awaitStatus(timeout, status -> true, 20);
+    }
+
+    /** Waits until {@code /v0/status} answers a status the predicate takes, asking every {@code pollMillis}. */
+    public NodeProcess awaitStatus(Duration timeout, IntPredicate until, long pollMillis) {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
         Instant deadline = Instant.now().plus(timeout);
         while (Instant.now().isBefore(deadline)) {
@@ -93,7 +117,7 @@ public final class NodeProcess implements AutoCloseable {
             try {
                 var response = http.send(HttpRequest.newBuilder(URI.create(url() + "/v0/status")).build(),
                         HttpResponse.BodyHandlers.discarding());
-                if (response.statusCode() == 200) {
+                if (until.test(response.statusCode())) {
                     return this;
                 }
             } catch (IOException e) {
@@ -102,7 +126,7 @@ public final class NodeProcess implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
             }
-            sleep(200);
+            sleep(pollMillis);
         }
         throw new IllegalStateException("the node did not serve within " + timeout + ":\n" + output());
     }

@@ -3,6 +3,7 @@ package io.ringkv.support;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,14 +15,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import io.ringkv.storage.Record;
@@ -36,6 +40,9 @@ import io.ringkv.storage.Record;
  */
 public final class WriteHistory {
 
+    /** An outcome: a connection refused, the node not listening, as while it is stopped. */
+    public static final String REFUSED = "connection refused";
+
     /** One PUT (value) or DELETE (null value), and whether the cluster acknowledged it. */
     private record Operation(String value, boolean acknowledged) {
     }
@@ -43,6 +50,7 @@ public final class WriteHistory {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final Map<String, List<Operation>> history = new ConcurrentHashMap<>();
     private final AtomicBoolean running = new AtomicBoolean();
+    private final Map<String, LongAdder> outcomes = new ConcurrentHashMap<>();
     private final String replicas;
     private ExecutorService writers;
 
@@ -90,19 +98,49 @@ public final class WriteHistory {
         return "/v0/entity?id=" + key + (replicas == null ? "" : "&replicas=" + replicas);
     }
 
+    /**
+     * How the requests ended, counted: {@code HTTP 201}, {@code HTTP 504}, ...; {@link #REFUSED} for a
+     * connection the node refused (it is stopped); otherwise the exception's class (a timeout, a
+     * connection closed under a request).
+     */
+    public Map<String, Long> outcomes() {
+        return new TreeMap<>(outcomes.entrySet().stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, entry -> entry.getValue().sum())));
+    }
+
+    /**
+     * The requests that failed in any way but a refused connection: answers other than 2xx, and
+     * requests that got no answer at all (timed out, or their connection closed under them).
+     */
+    public Map<String, Long> failures() {
+        Map<String, Long> failures = outcomes();
+        failures.keySet().removeIf(outcome -> outcome.equals(REFUSED) || outcome.startsWith("HTTP 2"));
+        return failures;
+    }
+
     private int send(URI node, String key, String value) {
         HttpRequest.BodyPublisher body = value == null ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofString(value);
         try {
-            return http.send(HttpRequest.newBuilder(node.resolve(query(key)))
+            int status = http.send(HttpRequest.newBuilder(node.resolve(query(key)))
                     .timeout(Duration.ofSeconds(3)).method(value == null ? "DELETE" : "PUT", body).build(),
                     HttpResponse.BodyHandlers.discarding()).statusCode();
+            count("HTTP " + status);
+            return status;
+        } catch (ConnectException e) {
+            count(REFUSED);
+            return -1; // the node is stopped: nothing was sent
         } catch (IOException e) {
+            count(e.getClass().getSimpleName() + ": " + e.getMessage());
             return -1; // a node down, paused or cut off: not acknowledged, but it may have been applied
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return -1;
         }
+    }
+
+    private void count(String outcome) {
+        outcomes.computeIfAbsent(outcome, ignored -> new LongAdder()).increment();
     }
 
     /** Keys whose read through the node shows neither the last acknowledged operation nor a later one. */
