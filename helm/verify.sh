@@ -286,19 +286,26 @@ render_case departure-off ringkv default "{$DEFAULT_EXPECT_BASE,\"departure\":fa
 # serviceAccount.automount says.
 NO_RBAC_KINDS='["ServiceAccount","Service","Service","StatefulSet","PodDisruptionBudget"]'
 render_case departure-off-secret ringkv default \
-  "{$DEFAULT_EXPECT_BASE,\"departure\":false,\"secretValue\":\"0123456789abcdef\",\"kinds\":[\"ServiceAccount\",\"Secret\",\"Service\",\"Service\",\"StatefulSet\",\"PodDisruptionBudget\"]}" \
-  --set cluster.departure.enabled=false,cluster.secret=0123456789abcdef
+  "{$DEFAULT_EXPECT_BASE,\"departure\":false,\"membership\":false,\"secretValue\":\"0123456789abcdef\",\"kinds\":[\"ServiceAccount\",\"Secret\",\"Service\",\"Service\",\"StatefulSet\",\"PodDisruptionBudget\"]}" \
+  --set cluster.departure.enabled=false,cluster.membershipFromStatefulSet=false,cluster.secret=0123456789abcdef
 render_case departure-off-automount ringkv default \
-  "{$DEFAULT_EXPECT_BASE,\"departure\":false,\"existingSecret\":\"ringkv-shared\",\"serviceAccountAutomount\":true,\"kinds\":$NO_RBAC_KINDS}" \
-  --set cluster.departure.enabled=false,cluster.existingSecret=ringkv-shared,serviceAccount.automount=true
+  "{$DEFAULT_EXPECT_BASE,\"departure\":false,\"membership\":false,\"existingSecret\":\"ringkv-shared\",\"serviceAccountAutomount\":true,\"kinds\":$NO_RBAC_KINDS}" \
+  --set cluster.departure.enabled=false,cluster.membershipFromStatefulSet=false,cluster.existingSecret=ringkv-shared,serviceAccount.automount=true
+# Membership from the StatefulSet alone (departure off, secret given): the Role grants get on the
+# StatefulSet and nothing else.
+render_case membership-only ringkv default \
+  "{$DEFAULT_EXPECT_BASE,\"departure\":false,\"existingSecret\":\"ringkv-shared\",\"kinds\":$DEFAULT_KINDS}" \
+  --set cluster.departure.enabled=false,cluster.existingSecret=ringkv-shared
 # On, in another namespace, with a ServiceAccount of another name, the token on for the
-# ServiceAccount too, and the longest timeout the grace period allows (120s - 10s).
+# ServiceAccount too, and the longest timeout the grace period allows with the drain (120s - 10s - 3s).
 cat >"$WORK/values-departure.yaml" <<'EOF'
 terminationGracePeriodSeconds: 120
+shutdown:
+  drainDelay: 3s
 cluster:
   departure:
     enabled: true
-    timeout: 110s
+    timeout: 107s
 serviceAccount:
   name: ringkv-nodes
   automount: true
@@ -308,7 +315,7 @@ render_case departure-custom store kvns "$(cat <<EOF
  "httpPort":8080,"clusterPort":7070,"managementPort":9090,"servicePort":8080,"memoryLimit":"768Mi","heapMiB":253,
  "persistence":true,"size":"1Gi","storageClassName":null,"volumePermissions":false,"networkPolicy":false,
  "antiAffinity":"soft","spread":true,"tests":true,"testImage":"busybox:1.37.0",
- "terminationGracePeriodSeconds":120,"departure":"110s","serviceAccountAutomount":true,"kinds":$DEFAULT_KINDS}
+ "terminationGracePeriodSeconds":120,"departure":"107s","drainDelay":"3s","serviceAccountAutomount":true,"kinds":$DEFAULT_KINDS}
 EOF
 )" -f "$WORK/values-departure.yaml"
 

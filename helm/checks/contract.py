@@ -328,13 +328,15 @@ def render_checks(path, exp, docs=None):
           sa is not None and sa.get("automountServiceAccountToken") is sa_automount,
           sa and sa.get("automountServiceAccountToken"))
 
-    # -- Kubernetes API access: on SIGTERM a node reads its own StatefulSet (cluster.departure); on start it
-    # reads, or first creates, the generated cluster secret
+    # -- Kubernetes API access: each discovery round a node reads its own StatefulSet's spec.replicas for
+    # the ring's members (cluster.membershipFromStatefulSet), and on SIGTERM to know whether a scale-down
+    # removes it (cluster.departure); on start it reads, or first creates, the generated cluster secret
     roles, bindings = kinds("Role"), kinds("RoleBinding")
     departure_env = [n for n in env_names if n.startswith("RINGKV_CLUSTER_DEPARTURE_")]
+    membership = exp.get("membership", True)
     sts_name = sts["metadata"]["name"]
     want_rules, granted = [], []
-    if exp["departure"]:
+    if exp["departure"] or membership:
         want_rules.append({"apiGroups": ["apps"], "resources": ["statefulsets"], "resourceNames": [sts_name],
                            "verbs": ["get"]})
         granted.append("get on statefulsets/%s (apps)" % sts_name)
@@ -343,7 +345,8 @@ def render_checks(path, exp, docs=None):
                        {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]}]
         granted.append("get on secrets/%s, create on secrets" % exp["fullname"])
     if want_rules:
-        why = " and ".join(w for w, on in (("departure", exp["departure"]), ("the generated secret", source == "generated")) if on)
+        why = " and ".join(w for w, on in (("membership", membership), ("departure", exp["departure"]),
+                                           ("the generated secret", source == "generated")) if on)
         check("rbac: pod automountServiceAccountToken true (%s: the node calls the Kubernetes API)" % why,
               pod.get("automountServiceAccountToken") is True, pod.get("automountServiceAccountToken"))
         check("rbac: exactly one Role and one RoleBinding", len(roles) == 1 and len(bindings) == 1,
@@ -365,10 +368,19 @@ def render_checks(path, exp, docs=None):
         check("rbac: Role and RoleBinding carry the release's selector labels",
               role and rb and all(subset(g(spec, "selector", "matchLabels"), g(d, "metadata", "labels") or {}) for d in (role, rb)))
     else:
-        check("rbac: no Role and no RoleBinding (departure off, secret given)", not roles and not bindings,
+        check("rbac: no Role and no RoleBinding (membership and departure off, secret given)", not roles and not bindings,
               [(d["kind"], d["metadata"]["name"]) for d in roles + bindings])
         check("rbac: pod automountServiceAccountToken = serviceAccount.automount (%s)" % json.dumps(sa_automount),
               pod.get("automountServiceAccountToken") is sa_automount, pod.get("automountServiceAccountToken"))
+    if membership:
+        check("membership: RINGKV_CLUSTER_DISCOVERY_STATEFUL_SET = the StatefulSet's own name (%s)" % sts_name,
+              val("RINGKV_CLUSTER_DISCOVERY_STATEFUL_SET") == sts_name, val("RINGKV_CLUSTER_DISCOVERY_STATEFUL_SET"))
+    else:
+        check("membership off: no RINGKV_CLUSTER_DISCOVERY_STATEFUL_SET", "RINGKV_CLUSTER_DISCOVERY_STATEFUL_SET" not in env_names)
+    drain = val("RINGKV_SHUTDOWN_DRAIN_DELAY")
+    want_drain = exp.get("drainDelay", "5s")
+    check("shutdown: RINGKV_SHUTDOWN_DRAIN_DELAY = %s" % want_drain, drain == want_drain, drain)
+    drain_s = int(drain[:-1]) if re.fullmatch(r"[0-9]+s", str(drain or "")) else 0
     if exp["departure"]:
         check("departure: RINGKV_CLUSTER_DEPARTURE_STATEFUL_SET = the StatefulSet's own name (%s)" % sts_name,
               val("RINGKV_CLUSTER_DEPARTURE_STATEFUL_SET") == sts_name, val("RINGKV_CLUSTER_DEPARTURE_STATEFUL_SET"))
@@ -376,8 +388,9 @@ def render_checks(path, exp, docs=None):
         check("departure: RINGKV_CLUSTER_DEPARTURE_TIMEOUT = %s" % exp["departure"], timeout == exp["departure"], timeout)
         m = re.fullmatch(r"([1-9][0-9]*)s", str(timeout or ""))
         grace_s = pod.get("terminationGracePeriodSeconds")
-        check("departure: timeout %s at least 10s below terminationGracePeriodSeconds (%s)" % (timeout, grace_s),
-              m and isinstance(grace_s, int) and int(m.group(1)) + 10 <= grace_s, (timeout, grace_s))
+        check("departure: timeout %s and drain %ss at least 10s below terminationGracePeriodSeconds (%s)"
+              % (timeout, drain_s, grace_s),
+              m and isinstance(grace_s, int) and int(m.group(1)) + drain_s + 10 <= grace_s, (timeout, drain_s, grace_s))
     else:
         check("departure off: no RINGKV_CLUSTER_DEPARTURE_* env var", not departure_env, departure_env)
 

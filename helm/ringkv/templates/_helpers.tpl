@@ -134,7 +134,7 @@ StatefulSet (cluster.departure), a starting node reads or creates the generated
 cluster secret. Empty otherwise.
 */}}
 {{- define "ringkv.usesKubernetesApi" -}}
-{{- if or .Values.cluster.departure.enabled (eq (include "ringkv.clusterSecretSource" .) "generated") }}true{{ end }}
+{{- if or .Values.cluster.departure.enabled .Values.cluster.membershipFromStatefulSet (eq (include "ringkv.clusterSecretSource" .) "generated") }}true{{ end }}
 {{- end }}
 
 {{/*
@@ -240,11 +240,23 @@ the grace period.
 {{- fail (printf "cluster.departure.timeout must be whole seconds such as 45s, got %q" $timeout) }}
 {{- end }}
 {{- $seconds := trimSuffix "s" $timeout | atoi }}
+{{- $drain := include "ringkv.drainSeconds" . | atoi }}
 {{- $grace := int .Values.terminationGracePeriodSeconds }}
-{{- if gt (add $seconds 10) $grace }}
-{{- fail (printf "cluster.departure.timeout (%s) must be at least 10s below terminationGracePeriodSeconds (%d): a node removed by a scale-down must finish handing over its data before the kubelet kills it. Lower cluster.departure.timeout or raise terminationGracePeriodSeconds to at least %d." $timeout $grace (add $seconds 10)) }}
+{{- if gt (add $seconds $drain 10) $grace }}
+{{- fail (printf "cluster.departure.timeout (%s) and shutdown.drainDelay (%ds) together must be at least 10s below terminationGracePeriodSeconds (%d): a node removed by a scale-down drains its clients, then must finish handing over its data before the kubelet kills it. Lower them or raise terminationGracePeriodSeconds to at least %d." $timeout $drain $grace (add $seconds $drain 10)) }}
 {{- end }}
 {{- $timeout }}
+{{- end }}
+
+{{/*
+shutdown.drainDelay in whole seconds (RINGKV_SHUTDOWN_DRAIN_DELAY), refused otherwise.
+*/}}
+{{- define "ringkv.drainSeconds" -}}
+{{- $delay := toString .Values.shutdown.drainDelay }}
+{{- if not (regexMatch "^[0-9]+s$" $delay) }}
+{{- fail (printf "shutdown.drainDelay must be whole seconds such as 5s, got %q" $delay) }}
+{{- end }}
+{{- trimSuffix "s" $delay }}
 {{- end }}
 
 {{/*
