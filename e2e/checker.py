@@ -19,6 +19,11 @@ Python 3.11, standard library only. Modes:
              by fewer than RF = min(3, pods) pods ("under-replicated"), after re-reading those keys
              for up to --settle seconds (hints and repair may still be catching up).
   peer-read  Prints one pod's own live value of one key; fails on no copy or a tombstone.
+  ring       Watches the ring as each of several pods sees it: GET /v0/cluster of every pod every
+             --interval seconds until a stop file appears (or --duration passes), comparing its
+             members' names with the --expect'ed ones. Prints each change of a pod's view as it
+             happens, then a summary. Exits 1 if any answer differed from the expected members, or
+             if a pod answered fewer than half of the rounds (then the ring was not watched).
 
 Classification of a read (check) against a key's record:
   ok                  it shows the last acknowledged operation: its value, or 404 for a delete
@@ -632,6 +637,93 @@ def run_peer_read(args):
     sys.stdout.write(copy.value.decode(errors="replace"))
 
 
+# ---- ring -----------------------------------------------------------------------------------------
+
+def ring_members(body):
+    """The sorted member names of a GET /v0/cluster answer (JSON, bytes or str)."""
+    return sorted(member["name"] for member in json.loads(body)["members"])
+
+
+def ring_difference(expected, seen):
+    """(missing, unexpected): the expected names a pod's view lacks, and the names it has besides."""
+    return sorted(set(expected) - set(seen)), sorted(set(seen) - set(expected))
+
+
+def short_member(name):
+    """http://ringkv-4.ringkv-headless.ns.svc.cluster.local:8080 -> ringkv-4 (for the log)."""
+    host = urllib.parse.urlsplit(name).hostname or name
+    return host.split(".")[0]
+
+
+def describe_view(expected, seen):
+    if seen is None:
+        return "no answer"
+    missing, unexpected = ring_difference(expected, seen)
+    if not missing and not unexpected:
+        return "the %d expected members" % len(expected)
+    text = "%d members" % len(seen)
+    if missing:
+        text += ", without %s" % " ".join(short_member(name) for name in missing)
+    if unexpected:
+        text += ", with %s too" % " ".join(short_member(name) for name in unexpected)
+    return text
+
+
+def parse_named_url(text):
+    name, _, url = text.partition("=")
+    if not name or not url.startswith("http"):
+        raise argparse.ArgumentTypeError("expected NAME=URL, got %r" % text)
+    return name, url.rstrip("/")
+
+
+def run_ring(args):
+    expected = sorted(args.expect)
+    pods = args.pod
+    clients = {name: HttpClient(url, args.timeout) for name, url in pods}
+    started = time.monotonic()
+    deadline = started + args.duration
+    last = {}  # pod -> the last view printed (a tuple of names, or None for no answer)
+    answered, differed = collections.Counter(), collections.Counter()
+    first = latest = None  # (seconds, pod, description) of the first and latest answer that differed
+    rounds = 0
+    while True:
+        rounds += 1
+        for name, _ in pods:
+            try:
+                status, body = clients[name].request("GET", "/v0/cluster")
+                seen = tuple(ring_members(body)) if status == 200 else None
+            except (NotSent, InDoubt, ValueError, KeyError, TypeError):
+                seen = None
+            at = time.monotonic() - started
+            if seen is not None:
+                answered[name] += 1
+                if list(seen) != expected:
+                    differed[name] += 1
+                    latest = (at, name, describe_view(expected, seen))
+                    first = first or latest
+            if name not in last or last[name] != seen:
+                print("ring +%.1fs: %s sees %s" % (at, name, describe_view(expected, seen)), flush=True)
+                last[name] = seen
+        if time.monotonic() >= deadline or (args.stop_file and os.path.exists(args.stop_file)):
+            break
+        time.sleep(max(0.0, min(args.interval, deadline - time.monotonic())))
+    for client in clients.values():
+        client.close()
+
+    seconds = time.monotonic() - started
+    total = sum(answered.values())
+    print("ring: %d rounds in %.1f s over %d pods (%s): %d answers, %d of them not the %d expected members"
+          % (rounds, seconds, len(pods), " ".join("%s %d/%d" % (name, answered[name], rounds) for name, _ in pods),
+             total, sum(differed.values()), len(expected)))
+    if first:
+        print("ring: CHANGED: first at +%.1f s (%s saw %s), last at +%.1f s (%s saw %s)" % (first + latest))
+    unwatched = [name for name, _ in pods if answered[name] * 2 < rounds]
+    if unwatched:
+        print("ring: NOT WATCHED: %s answered fewer than half of the rounds" % " ".join(unwatched))
+    if first or unwatched:
+        sys.exit(1)
+
+
 # ---- command line ---------------------------------------------------------------------------------
 
 def parser():
@@ -639,7 +731,8 @@ def parser():
         prog="checker.py",
         description="Jepsen-style checker of ringkv writes for e2e/run.sh: load writes and record "
                     "what was acknowledged; check reads them back at a quorum; census counts each "
-                    "pod's own copies. The cluster secret comes from $RINGKV_CLUSTER_SECRET.",
+                    "pod's own copies; ring watches each pod's view of the ring. The cluster secret "
+                    "comes from $RINGKV_CLUSTER_SECRET.",
         epilog="More in the module docstring: python3 -c 'import checker; help(checker)' (in e2e/).")
     modes = top.add_subparsers(dest="mode", required=True, metavar="MODE")
 
@@ -685,13 +778,24 @@ def parser():
     peer.add_argument("--port", type=int, required=True, help="the local port forwarded to the pod's cluster port")
     peer.add_argument("--key", required=True)
     peer.add_argument("--wait", type=float, default=20, help="seconds to wait for the node's greeting (default 20)")
+
+    ring = modes.add_parser("ring", help="watch each pod's view of the ring (GET /v0/cluster) against the expected members")
+    ring.add_argument("--pod", action="append", required=True, type=parse_named_url, metavar="NAME=URL",
+                      help="a pod and a base URL of its public port; once per pod")
+    ring.add_argument("--expect", action="append", required=True, metavar="MEMBER",
+                      help="a member's name as /v0/cluster lists it; once per member")
+    ring.add_argument("--interval", type=float, default=3, help="seconds between rounds (default 3)")
+    ring.add_argument("--stop-file", help="stop once this file exists")
+    ring.add_argument("--duration", type=float, default=600, help="stop after this many seconds (default 600)")
+    ring.add_argument("--timeout", type=float, default=5, help="HTTP timeout in seconds (default 5)")
     return top
 
 
 def main(argv=None):
     args = parser().parse_args(argv)
     try:
-        {"load": run_load, "check": run_check, "census": run_census, "peer-read": run_peer_read}[args.mode](args)
+        {"load": run_load, "check": run_check, "census": run_census, "peer-read": run_peer_read,
+         "ring": run_ring}[args.mode](args)
     except PeerError as e:
         sys.exit("%s: %s" % (args.mode, e))
 

@@ -19,6 +19,13 @@
 # Step 7 scales the StatefulSet 3 -> 5 -> 3 under a write load and checks, Jepsen style, that no
 # acknowledged write was lost: e2e/checker.py (load, check, census; its tests: e2e/test_checker.py,
 # run in step 1). It needs python3 (3.11, standard library only).
+#
+# Steps 8 and 10 prove availability (their functions are in e2e/availability.sh): step 8 keeps a
+# pod of 5 Pending for 60 s (the node cordoned, the pod deleted) under the write load, and wants
+# the ring unchanged on every running pod (checker.py ring), the hints kept for the pod replayed
+# once it is back, and nothing acknowledged lost; the node is uncordoned again, also on failure.
+# Step 10 restarts the StatefulSet (kubectl rollout restart) under the chart's k6 Job at 100/s
+# and wants 0 failed requests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,9 +37,11 @@ K6_IMAGE=""
 NAMESPACE_CREATED=0
 PF_PIDS=()   # port-forwards
 BG_PIDS=()   # other background jobs: the checker's load, kubectl logs -f
-WORK=""      # scratch directory of step 7 (the checker's records and logs)
+WORK=""      # scratch directory of steps 7 and 8 (the checker's records and logs)
 STEP_STARTED=$SECONDS
 STEP=""
+# shellcheck source=e2e/availability.sh
+. e2e/availability.sh
 
 log() { printf '[e2e %4ss] %s\n' "$((SECONDS - STEP_STARTED))" "$*"; }
 STEP_RESULT=PASS
@@ -51,6 +60,7 @@ on_exit() {
   local status=$?
   for pid in "${BG_PIDS[@]}" "${PF_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   [ -z "$WORK" ] || rm -rf "$WORK"
+  availability_cleanup  # uncordons the node if step 8 left it cordoned
   if [ $status -ne 0 ] && [ $NAMESPACE_CREATED = 1 ]; then
     echo "==> FAILED in: $STEP; what the cluster says:" >&2
     k get events --sort-by=.lastTimestamp 2>&1 | tail -n 40 >&2 || true
@@ -196,12 +206,12 @@ expect_status() { # expected method url [data]
   [ "$got" = "$expected" ] || fail "$method $url answered $got, expected $expected"
 }
 
-step "1/10 the unit tests of the write checker (e2e/checker.py) used in step 7"
+step "1/12 the unit tests of the write checker (e2e/checker.py) used in steps 7 and 8"
 unit=$(python3 -m unittest discover -s e2e -p 'test_*.py' 2>&1) \
   || { printf '%s\n' "$unit" >&2; fail "the checker's unit tests failed"; }
 log "$(printf '%s\n' "$unit" | grep -E '^(Ran|OK)' | xargs)"
 
-step "2/10 build the images and load them into the cluster"
+step "2/12 build the images and load them into the cluster"
 bin/with-jdk ./mvnw -B -q -DskipTests package
 RINGKV_IMAGE_TAG=$TAG bin/build-image
 BUSYBOX_IMAGE=$(bin/build-busybox-image)
@@ -209,7 +219,7 @@ K6_IMAGE=$(bin/build-k6-image)
 $LOAD_IMAGE "ringkv:$TAG" "$BUSYBOX_IMAGE" "$K6_IMAGE"
 log "loaded ringkv:$TAG, $BUSYBOX_IMAGE, $K6_IMAGE"
 
-step "3/10 helm install --wait, 3 replicas, with the monitoring objects"
+step "3/12 helm install --wait, 3 replicas, with the monitoring objects"
 e2e/monitoring-crds.sh apply >/dev/null
 log "the Prometheus Operator's CRDs are established (ServiceMonitor, PrometheusRule)"
 kubectl create namespace "$NAMESPACE" >/dev/null
@@ -226,7 +236,7 @@ helm install "$RELEASE" helm/ringkv -n "$NAMESPACE" --wait --timeout 5m \
   --set tests.image.repository="${BUSYBOX_IMAGE%:*}" --set-string tests.image.tag="${BUSYBOX_IMAGE##*:}" >/dev/null
 k get pods -o wide
 
-step "4/10 every pod sees the same 3 members by their stable names; helm test passes; the metrics Service serves Prometheus"
+step "4/12 every pod sees the same 3 members by their stable names; helm test passes; the metrics Service serves Prometheus"
 eventually 60 all_pods_see 3 || fail "the pods do not agree on $(expected_members 3)"
 log "members: $(expected_members 3)"
 helm test "$RELEASE" -n "$NAMESPACE" --logs --timeout 3m | tail -n 5
@@ -250,7 +260,7 @@ for metric in ringkv_client_requests_seconds_count ringkv_replica_breaker_state 
 done
 log "ServiceMonitor, PrometheusRule and dashboard installed; svc/$RELEASE-metrics: 3 pods, /actuator/prometheus serves the dashboard's metrics"
 
-step "5/10 PUT, GET and a range through the client Service"
+step "5/12 PUT, GET and a range through the client Service"
 forward "svc/$RELEASE"
 svc=$BASE
 for replicas in 2/3 3/3; do
@@ -264,7 +274,7 @@ range=$(curl -fs "$svc/v0/entities?start=e2e-&end=e2e-9" | tr '\n' ' ')
 stop_forwards
 log "2/3 and 3/3 writes and reads, and the range, are right"
 
-step "6/10 a deleted pod: 2/3 keeps working, it comes back under its name with its data"
+step "6/12 a deleted pod: 2/3 keeps working, it comes back under its name with its data"
 forward "pod/$RELEASE-0"
 pod0=$BASE
 expect_status 201 PUT "$pod0/v0/entity?id=survivor&replicas=3/3" kept
@@ -399,7 +409,7 @@ scale_cycle() { # how: helm or kubectl
   for i in "${forwards[@]}"; do stop_forward "$i"; done
 }
 
-step "7/10 scale 3 -> 5 -> 3 under 2/3 writes, by helm upgrade, then by kubectl scale: nothing acknowledged is lost"
+step "7/12 scale 3 -> 5 -> 3 under 2/3 writes, by helm upgrade, then by kubectl scale: nothing acknowledged is lost"
 # Twice the same cycle; the second continues the first's record (the same 1000 keys scale-0..999),
 # so its checks cover the writes of both. The PVCs are retained on scale-down (whenScaled: Retain):
 # in the second cycle pods 3 and 4 come back on their old volumes (the node wipes and rejoins).
@@ -411,7 +421,17 @@ for how in helm kubectl; do
 done
 [ "$(k get statefulset "$RELEASE" -o jsonpath='{.spec.replicas}')" = 3 ] || fail "the StatefulSet does not want 3 replicas"
 
-step "8/10 the chart's k6 loadtest Job (fill, then mixed 2/3) completes with its thresholds met"
+step "8/12 a pod of 5 kept Pending for ${PENDING_SECONDS}s under 2/3 writes: the ring unchanged, its hints replayed, nothing acknowledged lost"
+t=$SECONDS
+scale_to 5 kubectl
+log "3 -> 5 by kubectl scale: 5 pods Ready after $((SECONDS - t))s"
+pending_pod_under_writes
+t=$SECONDS
+scale_to 3 kubectl
+eventually 120 all_pods_see 3 || fail "after 5 -> 3 not every pod sees the 3 members: $LAST_VIEW"
+log "5 -> 3 by kubectl scale: every pod sees the 3 members $((SECONDS - t))s later"
+
+step "9/12 the chart's k6 loadtest Job (fill, then mixed 2/3) completes with its thresholds met"
 # The Job's init container fills 1000 keys (fill.js); then mixed at 2/3 runs for 20 s at 50/s,
 # and every GET must find its key (200) and fewer than 1 % of the requests may fail. p99 < 500 ms, not the 10 ms target of a quiet benchmark machine
 # (loadtest/BENCHMARKS.md): the three JVMs, k6, the API server and etcd share 2 cores here, and
@@ -465,7 +485,10 @@ no_loadtest_left() {
 eventually 60 no_loadtest_left || fail "the loadtest Job, its pod or ConfigMap are still there after disabling it"
 log "loadtest disabled again: Job, pod and ConfigMap gone; the StatefulSet was not touched"
 
-step "9/10 the security context holds; no internal endpoints on the public port; the cluster port wants the secret"
+step "10/12 kubectl rollout restart under the k6 Job (mixed, 2/3, ${RESTART_RATE}/s through the Service): not one request fails"
+rolling_restart_under_k6
+
+step "11/12 the security context holds; no internal endpoints on the public port; the cluster port wants the secret"
 uid=$(k exec "$RELEASE-0" -c ringkv -- id -u)
 [ "$uid" = 10001 ] || fail "the node runs as uid $uid"
 if k exec "$RELEASE-0" -c ringkv -- sh -c 'touch /should-not-exist' 2>/dev/null; then
@@ -521,7 +544,7 @@ helm template "$RELEASE" helm/ringkv -n "$NAMESPACE" --set fullnameOverride="$RE
   || fail "the API server rejects the chart's NetworkPolicy (server-side dry run)"
 log "the chart's NetworkPolicy (networkPolicy.enabled=true) passes a server-side dry run"
 
-step "10/10 helm uninstall"
+step "12/12 helm uninstall"
 helm uninstall "$RELEASE" -n "$NAMESPACE" --wait --timeout 2m >/dev/null
 [ -z "$(k get statefulset -o name 2>/dev/null)" ] || fail "the StatefulSet is still there"
 printf '==> PASS %s (%ss)\n' "$STEP" "$((SECONDS - STEP_STARTED))"

@@ -16,6 +16,7 @@ import struct
 import sys
 import tempfile
 import threading
+import time
 import unittest
 import unittest.mock
 import urllib.parse
@@ -378,6 +379,121 @@ class EndToEndTest(unittest.TestCase):
         self.assertTrue(any(e["later"] for e in entries.values()), text)
         # The fake applies all but one in ten of the unacknowledged writes: some keys show one.
         self.assertNotRegex(text, r"stale-but-accepted=0 ")
+
+
+# ---- ring: pods answering GET /v0/cluster ------------------------------------------------------------
+
+def member(i):
+    return "http://ringkv-%d.ringkv-headless.ns.svc.cluster.local:8080" % i
+
+
+class FakeClusterView:
+    """Answers GET /v0/cluster with the next of self.answers while there are any, then with
+    self.members (a list of names); 503 for None."""
+
+    def __init__(self, members):
+        self.members, self.answers = members, []
+        view = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                assert self.path == "/v0/cluster", self.path
+                members = view.answers.pop(0) if view.answers else view.members
+                status, body = (503, b"") if members is None else (200, json.dumps({
+                    "self": member(0), "clusterPort": 7070, "version": 3, "known": True,
+                    "members": [{"name": name, "address": "10.0.0.1", "state": "UP", "dataState": "NORMAL"}
+                                for name in members]}).encode())
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True).start()
+        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class RingTest(unittest.TestCase):
+    FIVE = [member(i) for i in range(5)]
+
+    def test_difference(self):
+        self.assertEqual(([member(4)], []), checker.ring_difference(self.FIVE, self.FIVE[:4]))
+        self.assertEqual(([], [member(5)]), checker.ring_difference(self.FIVE[:5], self.FIVE + [member(5)]))
+        self.assertEqual("ringkv-4", checker.short_member(member(4)))
+        self.assertEqual("4 members, without ringkv-4", checker.describe_view(self.FIVE, self.FIVE[:4]))
+        self.assertEqual("the 5 expected members", checker.describe_view(self.FIVE, list(reversed(self.FIVE))))
+        self.assertEqual("no answer", checker.describe_view(self.FIVE, None))
+
+    def watch(self, pods, seconds):
+        """Runs ring over the fake pods for `seconds`: (exit code, output)."""
+        args = ["ring", "--interval", "0.02", "--duration", str(seconds), "--timeout", "1"]
+        for i, pod in enumerate(pods):
+            args += ["--pod", "ringkv-%d=%s" % (i, pod.url)]
+        for name in self.FIVE:
+            args += ["--expect", name]
+        out, code = io.StringIO(), 0
+        with contextlib.redirect_stdout(out):
+            try:
+                checker.main(args)
+            except SystemExit as e:
+                code = e.code
+        return code, out.getvalue()
+
+    def pods(self, n):
+        pods = [FakeClusterView(list(self.FIVE)) for _ in range(n)]
+        for pod in pods:
+            self.addCleanup(pod.close)
+        return pods
+
+    def test_an_unchanged_ring_passes(self):
+        code, text = self.watch(self.pods(3), 0.3)
+        self.assertEqual(0, code, text)
+        self.assertRegex(text, r"ring: \d+ rounds in .* over 3 pods .*: \d+ answers, 0 of them not the 5 expected members")
+        self.assertEqual(3, text.count("sees the 5 expected members"))
+
+    def test_a_member_dropped_for_a_while_fails(self):
+        pods = self.pods(3)
+        # pod 1's 2nd and 3rd answers lack ringkv-4, its later ones have all five again.
+        pods[1].answers = [list(self.FIVE), self.FIVE[:4], self.FIVE[:4]]
+        code, text = self.watch(pods, 0.5)
+        self.assertEqual(1, code, text)
+        self.assertRegex(text, r"ring \+[0-9.]+s: ringkv-1 sees 4 members, without ringkv-4\n")
+        self.assertRegex(text, r"ring: CHANGED: first at \+[0-9.]+ s \(ringkv-1 saw 4 members, without ringkv-4\)")
+        self.assertRegex(text, r"\d+ answers, 2 of them not the 5 expected members")
+        # Back to all five: printed as a change too.
+        self.assertEqual(4, text.count("sees the 5 expected members"), text)
+
+    def test_a_pod_that_does_not_answer_is_not_watched(self):
+        pods = self.pods(2)
+        pods[1].members = None
+        code, text = self.watch(pods, 0.2)
+        self.assertEqual(1, code, text)
+        self.assertIn("ringkv-1 sees no answer", text)
+        self.assertIn("ring: NOT WATCHED: ringkv-1 answered fewer than half of the rounds", text)
+        self.assertNotIn("CHANGED", text)
+
+    def test_the_stop_file_ends_the_watch(self):
+        work = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, work)
+        stop = os.path.join(work, "stop")
+        pods = self.pods(1)
+        started = time.monotonic()
+        threading.Timer(0.2, lambda: open(stop, "w").close()).start()
+        with contextlib.redirect_stdout(io.StringIO()):
+            checker.main(["ring", "--pod", "ringkv-0=%s" % pods[0].url, "--interval", "0.02",
+                          "--stop-file", stop, "--duration", "30"] + [a for n in self.FIVE for a in ("--expect", n)])
+        self.assertLess(time.monotonic() - started, 5)
+
 
 if __name__ == "__main__":
     unittest.main()

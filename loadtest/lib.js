@@ -260,10 +260,11 @@ export function executor() {
 export const COUNTED_STATUSES = [200, 201, 202, 400, 404, 413, 500, 503, 504, 0];
 
 export function thresholds(ops) {
+  // MAX_ERROR_RATE=0: not one request may fail ("rate<0" could never pass).
   const t = {
-    http_req_failed: [`rate<${cfg.maxErrorRate}`],
+    http_req_failed: [cfg.maxErrorRate > 0 ? `rate<${cfg.maxErrorRate}` : 'rate==0'],
     http_req_duration: [`p(99)<${cfg.p99Ms}`],
-    checks: [`rate>${1 - cfg.maxErrorRate}`],
+    checks: [cfg.maxErrorRate > 0 ? `rate>${1 - cfg.maxErrorRate}` : 'rate==1'],
   };
   // Per-operation sub-metrics, so the summary shows each operation's latency in a mixed run.
   if (ops.length > 1) {
