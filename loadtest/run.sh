@@ -72,6 +72,7 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 LOG_NAME=loadtest
 . bin/lib/common.sh
+. loadtest/lib/targets.sh # start_server, stop_all, rss_sampler, start_etcd, apt_install
 
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -162,56 +163,11 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-stop_all() { # SIGTERM (a node finishes what is in flight and closes RocksDB), SIGKILL after 30 s
-  [ ${#pids[@]} -gt 0 ] || return 0
-  kill -TERM "${pids[@]}" 2>/dev/null || true
-  local _
-  for _ in $(seq 1 60); do
-    local alive=0 pid
-    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
-    [ "$alive" = 1 ] || break
-    sleep 0.5
-  done
-  kill -KILL "${pids[@]}" 2>/dev/null || true
-  wait "${pids[@]}" 2>/dev/null || true
-  pids=()
-  : >"$run_dir/procs.tsv"
-}
-
 # PROFILE=1: async-profiler is loaded into the running JVM before each run (no warning about a
 # dynamically loaded agent), and the JIT keeps debug info at every instruction, not only at
 # safepoints, so that inlined frames are attributed right.
 profile_flags=()
 [ "$PROFILE" != 1 ] || profile_flags=(-XX:+EnableDynamicAgentLoading -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints)
-
-start_server() { # name log command... ; its pid is recorded for stopping and RSS sampling
-  local name=$1 logf=$2; shift 2
-  "$@" >"$logf" 2>&1 &
-  local pid=$! # bin/node and bin/with-jdk exec java, so this is the JVM itself (or etcd)
-  pids+=("$pid")
-  printf '%s\t%s\n' "$name" "$pid" >>"$run_dir/procs.tsv"
-  log "$name: pid $pid, log ${logf#"$repo"/}"
-}
-
-# Every second: the resident memory (VmRSS, KiB) and CPU time (utime+stime, clock ticks) of every
-# process we started, in rss.tsv; the machine's CPU counters and load, in machine.tsv.
-rss_sampler() {
-  local now name pid rss ticks user nice sys idle iowait irq softirq steal load _
-  while :; do
-    now=$(date +%s)
-    while IFS=$'\t' read -r name pid; do
-      [ -n "$pid" ] || continue
-      rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
-      ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || true)
-      [ -z "$rss" ] || printf '%s\t%s\t%s\t%s\t%s\n' "$now" "$name" "$pid" "$rss" "${ticks:-0}" >>"$run_dir/rss.tsv"
-    done <"$run_dir/procs.tsv"
-    read -r _ user nice sys idle iowait irq softirq steal _ </proc/stat
-    read -r load _ </proc/loadavg
-    printf '%s\t%s\t%s\t%s\n' "$now" "$((user + nice + sys + irq + softirq + steal))" \
-      "$((user + nice + sys + irq + softirq + steal + idle + iowait))" "$load" >>"$run_dir/machine.tsv"
-    sleep 1
-  done
-}
 
 print_peaks() { # since-epoch process-name-prefix
   [ -s "$run_dir/rss.tsv" ] || return 0
@@ -247,21 +203,6 @@ if [ -n "$SLOW_NODE_DELAY" ]; then
 fi
 
 # wrk and etcd: Debian's packages, installed when missing (CI machines start fresh).
-apt_install() { # command package why
-  command -v "$1" >/dev/null 2>&1 && return 0
-  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-    die "$1 is missing and this is not root with apt-get: install the $2 package ($3)"
-  fi
-  step "installing $2 (apt-get; $3)"
-  # A package's service must not start: an etcd of its own on 2379 would share the CPU.
-  local policy=/usr/sbin/policy-rc.d own_policy=0
-  if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && own_policy=1; fi
-  local rc=0
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2"; } >"$run_dir/logs/apt-$2.log" 2>&1 || rc=$?
-  [ "$own_policy" = 0 ] || rm -f "$policy"
-  [ "$rc" -eq 0 ] || { tail -n 20 "$run_dir/logs/apt-$2.log" >&2; die "apt-get install $2 failed (exit $rc): see ${run_dir#"$repo"/}/logs/apt-$2.log"; }
-  command -v "$1" >/dev/null 2>&1 || die "$2 is installed but there is no $1 on PATH"
-}
 [ "$WRK" != 1 ] || apt_install wrk wrk "or set WRK=0"
 if contains "$TARGETS" etcd; then
   apt_install etcd etcd-server "or leave etcd out of TARGETS"
@@ -723,32 +664,6 @@ start_cluster() { # target name-prefix extra-args...
   cluster_urls=$peers
 }
 
-start_etcd() { # three members, fresh data, default durability (fsync of the WAL per write)
-  local i name cport pport initial="" url _
-  for i in 0 1 2; do initial+="etcd-$i=http://127.0.0.1:${etcd_peer_ports[$i]},"; done
-  initial=${initial%,}
-  etcd_urls=""
-  for i in 0 1 2; do
-    cport=${etcd_client_ports[$i]} pport=${etcd_peer_ports[$i]} name=etcd-${etcd_client_ports[$i]}
-    start_server "$name" "$run_dir/logs/$name.log" etcd --name "etcd-$i" --data-dir "$data_dir/etcd/etcd-$i" \
-      --listen-client-urls "http://127.0.0.1:$cport" --advertise-client-urls "http://127.0.0.1:$cport" \
-      --listen-peer-urls "http://127.0.0.1:$pport" --initial-advertise-peer-urls "http://127.0.0.1:$pport" \
-      --initial-cluster "$initial" --initial-cluster-token "ringkv-loadtest-$stamp" --initial-cluster-state new \
-      --logger zap --log-outputs stderr
-    etcd_urls+="http://127.0.0.1:$cport,"
-  done
-  etcd_urls=${etcd_urls%,}
-  for i in 0 1 2; do
-    url=http://127.0.0.1:${etcd_client_ports[$i]}
-    for _ in $(seq 1 300); do
-      kill -0 "${pids[$i]}" 2>/dev/null || { tail -n 20 "$run_dir/logs/etcd-${etcd_client_ports[$i]}.log" >&2; die "etcd member $url exited"; }
-      curl -s --max-time 2 "$url/health" 2>/dev/null | grep -q '"health":"true"' && continue 2
-      sleep 0.2
-    done
-    die "etcd member $url did not answer {\"health\":\"true\"} within 60 s"
-  done
-}
-
 # ---- the targets, one after the other ----------------------------------------------------------------
 current_target=""
 for current_target in $TARGETS; do
@@ -791,7 +706,8 @@ for current_target in $TARGETS; do
     etcd)
       step "starting a three-member etcd cluster (Raft, fsync per write)"
       store=etcd
-      start_etcd
+      start_etcd # sets etcd_urls
+      # shellcheck disable=SC2154 # etcd_urls: set by start_etcd (loadtest/lib/targets.sh)
       measure etcd "$etcd_urls" etcd- - 1
       ;;
   esac

@@ -1,0 +1,299 @@
+#!/usr/bin/env bash
+# The bulk-load benchmark: KEYS distinct keys of VALUE_BYTES, each written exactly once with replicas
+# 2/3, into a fresh three-node ringkv cluster, then the same keys with the same client into a fresh
+# three-member etcd (run.sh's: Raft, fsync per write), one after the other on loopback. The client:
+# three wrk processes (-t1 -c$CONNECTIONS), one per node, each writing its own third of the keys
+# (loadtest/wrk/bulk.lua). Measured: keys/s (KEYS / the load's wall time), p50/p99 (the three wrk
+# histograms merged), every answer not 201 (etcd: 200) by status, socket errors, each server's peak
+# RSS (VmRSS every second from the load's start to the stop), its data dir (du -sb, WAL apart:
+# RocksDB's *.log, etcd's member/wal) after the load and after SETTLE seconds against the logical
+# data, KEYS x (VALUE_BYTES + 11 B of key) per server (RF 3 on 3 nodes), and the trouble lines in
+# the ringkv logs. Writes loadtest/results/<stamp>-bulk/summary.md (printed at the end), with the
+# wrk outputs, logs and rss.tsv beside it.
+#
+#   loadtest/bulk-load.sh                         the issue's proof: 1,000,000 keys of 1000 B
+#   KEYS=30000 SETTLE=5 loadtest/bulk-load.sh      a smoke run (about 3 minutes)
+#   JAR=/tmp/ringkv.jar TARGETS=ringkv FAIL_ON=0 loadtest/bulk-load.sh
+#
+# Settings (environment):
+#   KEYS         1000000        distinct keys (k0000000000 ...), each written once
+#   VALUE_BYTES  1000           bytes per value, random (a pool of 256 per wrk thread, taken in turn)
+#   REPLICAS     2/3            replicas of every ringkv PUT
+#   CONNECTIONS  16             connections per wrk process; three processes, one per node
+#   TARGETS      "ringkv etcd"  in this order, each started fresh, loaded, measured and stopped
+#   SETTLE       60             seconds after the load before the disk is measured again
+#   NODE_HEAP    256m           ringkv nodes: bin/node --heap (the chart's JVM flags, direct memory 1/4)
+#   PORT_BASE    19080          ringkv on PORT_BASE..+2; etcd clients on +20..+22, peers on +30..+32
+#   JAR          unset          run that ringkv jar; otherwise service/target/ringkv.jar, built when
+#                               missing or older than the sources
+#   KEEP_DATA    0              1: keep the data dirs (<run folder>/data) after the run
+#   FAIL_ON      1              exit 1 when ringkv misses the issue's bar: an answer not 201 or a socket
+#                               error, a trouble line in a log, a node's peak RSS over 768 MiB (the
+#                               chart's memory limit), disk after SETTLE over 1.3 x the logical data;
+#                               0: only report
+#   TIMEOUT      10s            wrk's --timeout: a slower answer counts as a timeout
+#   LOAD_LIMIT   2h             wrk's -d: a load still running then is cut short (its keys are missing)
+# wrk and etcd are Debian's packages (wrk, etcd-server), installed with apt-get when missing (as
+# root). Only loopback addresses are ever targeted.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+LOG_NAME=bulk-load
+. bin/lib/common.sh
+. loadtest/lib/targets.sh
+
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
+  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+fi
+
+KEYS=${KEYS:-1000000} VALUE_BYTES=${VALUE_BYTES:-1000} REPLICAS=${REPLICAS:-2/3}
+CONNECTIONS=${CONNECTIONS:-16} TARGETS=${TARGETS:-"ringkv etcd"} SETTLE=${SETTLE:-60}
+NODE_HEAP=${NODE_HEAP:-256m} PORT_BASE=${PORT_BASE:-19080} JAR=${JAR:-} KEEP_DATA=${KEEP_DATA:-0}
+FAIL_ON=${FAIL_ON:-1} TIMEOUT=${TIMEOUT:-10s} LOAD_LIMIT=${LOAD_LIMIT:-2h}
+readonly MEMORY_LIMIT_MIB=768 MAX_DISK_RATIO=1.3 KEY_BYTES=11
+readonly TROUBLE=("hints are dropped" "full repair" "OVERLOADED" "too many requests in progress" "Not Enough Replicas" "ERROR")
+for v in KEYS VALUE_BYTES CONNECTIONS SETTLE PORT_BASE; do [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a whole number, not \"${!v}\""; done
+((KEYS >= 1 && KEYS <= 9999999999)) || die "KEYS must be 1..9999999999 (keys are k + 10 digits)"
+[ "$CONNECTIONS" -ge 1 ] || die "CONNECTIONS must be at least 1"
+for t in $TARGETS; do case $t in ringkv | etcd) ;; *) die "unknown target \"$t\" in TARGETS: ringkv, etcd" ;; esac; done
+[ -n "${TARGETS// /}" ] || die "TARGETS is empty"
+case " $TARGETS " in *" ringkv "*) with_ringkv=1 ;; *) with_ringkv=0 ;; esac
+
+stamp=$(date -u +%Y%m%dT%H%M%SZ) load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+run_dir=$repo/loadtest/results/$stamp-bulk
+data_dir=$run_dir/data
+mkdir -p "$run_dir/logs" "$run_dir/wrk" "$data_dir"
+: >"$run_dir/procs.tsv"
+step() { log "$*"; }
+
+# ---- processes: everything started here is stopped on exit ---------------------------------------
+pids=() helpers=() sampler_pid="" finished=0
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  [ ${#helpers[@]} -eq 0 ] || kill "${helpers[@]}" 2>/dev/null || true
+  stop_all
+  if [ -n "$sampler_pid" ]; then kill "$sampler_pid" 2>/dev/null || true; wait "$sampler_pid" 2>/dev/null || true; fi
+  [ "$KEEP_DATA" = 1 ] || rm -rf "$data_dir"
+  [ "$rc" -eq 0 ] || [ "$finished" = 1 ] || log "stopped (exit $rc); what was measured is in ${run_dir#"$repo"/}"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT; trap 'exit 143' TERM
+
+# ---- tools, ports -------------------------------------------------------------------------------------
+if [ "$with_ringkv" = 1 ]; then
+  if [ -n "$JAR" ]; then
+    [ -f "$JAR" ] || die "JAR=$JAR: no such file"
+    jar=$JAR
+  else
+    jar=service/target/ringkv.jar
+    if [ ! -f "$jar" ] || [ -n "$(find pom.xml service/pom.xml service/src/main -newer "$jar" -type f -print -quit)" ]; then
+      step "building $jar (it is missing or older than the sources)"
+      bin/with-jdk ./mvnw -B -q -DskipTests package
+    fi
+    [ -f "$jar" ] || die "no $jar: build it with bin/with-jdk ./mvnw -B -DskipTests package"
+  fi
+  cp "$jar" "$data_dir/ringkv.jar" # the nodes run a copy: a rebuild meanwhile cannot change it
+fi
+apt_install wrk wrk "the load's client"
+case " $TARGETS " in *" etcd "*) apt_install etcd etcd-server "or leave etcd out of TARGETS" ;; esac
+
+ringkv_ports=("$PORT_BASE" "$((PORT_BASE + 1))" "$((PORT_BASE + 2))")
+etcd_client_ports=("$((PORT_BASE + 20))" "$((PORT_BASE + 21))" "$((PORT_BASE + 22))")
+etcd_peer_ports=("$((PORT_BASE + 30))" "$((PORT_BASE + 31))" "$((PORT_BASE + 32))")
+for port in "${ringkv_ports[@]}" "${etcd_client_ports[@]}" "${etcd_peer_ports[@]}"; do
+  port_free "$port" || die "port $port is in use: set PORT_BASE to a free range"
+done
+secret=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n') # one random cluster secret per run
+logical=$((KEYS * (VALUE_BYTES + KEY_BYTES)))
+mib() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
+
+rss_sampler & sampler_pid=$!
+
+# ---- the load -------------------------------------------------------------------------------------------
+# Three wrk processes at once, one per URL. A wrk thread whose share is answered stops and touches
+# its marker, but wrk's main thread sleeps out -d: a SIGINT ends that sleep, and wrk prints its
+# summary. The load's wall time ends at the last marker.
+load() { # label store url url url; sets load_seconds
+  local label=$1 store=$2 i start end=0 t rc=0 wrks=(); shift 2
+  start=$(date +%s%N)
+  for i in 0 1 2; do
+    KEYS=$KEYS PART=$i PARTS=3 VALUE_BYTES=$VALUE_BYTES STORE=$store REPLICAS=$REPLICAS WRK_THREADS=1 \
+      WRK_CONNECTIONS=$CONNECTIONS WRK_DIR=$repo/loadtest/wrk DONE_FILE=$run_dir/wrk/$label-$i.done \
+      wrk -t1 -c"$CONNECTIONS" -d"$LOAD_LIMIT" --timeout "$TIMEOUT" -s loadtest/wrk/bulk.lua "$1" \
+      >"$run_dir/wrk/$label-$i.txt" 2>&1 &
+    wrks+=($!) helpers+=($!); shift
+  done
+  ( # the interrupter: SIGINT to each wrk once its thread is done, again until it has ended
+    while :; do
+      t=0
+      for i in 0 1 2; do
+        kill -0 "${wrks[$i]}" 2>/dev/null || continue
+        t=1
+        [ ! -e "$run_dir/wrk/$label-$i.done.0" ] || kill -INT "${wrks[$i]}" 2>/dev/null || true
+      done
+      [ "$t" = 1 ] || exit 0
+      sleep 0.2
+    done
+  ) &
+  helpers+=($!)
+  for i in 0 1 2; do wait "${wrks[$i]}" || rc=$?; done
+  kill "${helpers[-1]}" 2>/dev/null || true
+  wait "${helpers[-1]}" 2>/dev/null || true
+  helpers=()
+  for i in 0 1 2; do
+    if [ -e "$run_dir/wrk/$label-$i.done.0" ]; then
+      t=$(date -r "$run_dir/wrk/$label-$i.done.0" +%s%N)
+      [ "$t" -le "$end" ] || end=$t
+    else
+      log "WARNING: wrk $i did not finish its share (exit $rc): see ${run_dir#"$repo"/}/wrk/$label-$i.txt"
+      end=$(date +%s%N)
+    fi
+  done
+  load_seconds=$(awk -v ns=$((end - start)) 'BEGIN { printf "%.1f", ns / 1e9 }')
+}
+
+# Sums the three BULK_SUMMARY lines and merges the three latency distributions (each process's 1000
+# quantiles, weighted by its answers). Sets: answered, sock, bad, bad_codes, p50, p99.
+tally() { # label ok-status
+  local files=("$run_dir/wrk/$1"-[012].txt) ok=$2 line
+  line=$(awk -v ok="$ok" '/^BULK_SUMMARY/ {
+      for (f = 2; f <= NF; f++) {
+        split($f, kv, "="); if (kv[1] != "status") { s[kv[1]] += kv[2]; continue }
+        n = split(kv[2], codes, ","); for (c = 1; c <= n; c++) { split(codes[c], cn, ":"); st[cn[1]] += cn[2] }
+      }
+      runs++ }
+    END {
+      bad = ""; nbad = 0
+      for (c in st) if (c != ok) { bad = bad (bad == "" ? "" : ", ") c " x" st[c]; nbad += st[c] }
+      missing = s["keys"] - s["responses"]; if (missing > 0) { bad = bad (bad == "" ? "" : ", ") "unanswered x" missing; nbad += missing }
+      printf "%d\t%d\t%d\t%s\t%d connect, %d read, %d write, %d timeout\t%d\n", s["responses"], nbad, runs,
+        (bad == "" ? "none" : bad), s["connect"], s["read"], s["write"], s["timeout"], s["connect"] + s["read"] + s["write"] + s["timeout"] }' "${files[@]}")
+  IFS=$'\t' read -r answered bad runs bad_codes sock sock_n <<<"$line"
+  [ "$runs" = 3 ] || { bad=$((bad + 1)); bad_codes+=" (only $runs of 3 wrk summaries)"; }
+  read -r p50 p99 < <(awk '/^BULK_SUMMARY/ { for (f = 2; f <= NF; f++) { split($f, kv, "="); if (kv[1] == "responses") w = kv[2] / 1000 } }
+      /^BULK_QUANTILES/ { for (f = 2; f <= NF; f++) print $f, w }' "${files[@]}" | sort -g |
+    awk '{ v[NR] = $1; c[NR] = (NR > 1 ? c[NR - 1] : 0) + $2 }
+      END { for (i = 1; i <= NR; i++) { if (a == "" && c[i] >= 0.5 * c[NR]) a = v[i]; if (b == "" && c[i] >= 0.99 * c[NR]) b = v[i] }
+        printf "%.1f %.1f\n", a, b }')
+}
+
+disks() { # kind dir...: sets disk_text, "1062 (64), ..." MiB per server, total (WAL), and max_ratio
+  local kind=$1 dir total wal; shift
+  disk_text="" max_ratio=0
+  for dir in "$@"; do
+    total=$(du -sb "$dir" | cut -f1)
+    if [ "$kind" = ringkv ]; then wal=$(find "$dir" -maxdepth 1 -type f -name '*.log' -printf '%s\n')
+    else wal=$(find "$dir/member/wal" -type f -printf '%s\n' 2>/dev/null || true); fi
+    wal=$(awk '{ s += $1 } END { print s + 0 }' <<<"$wal")
+    disk_text+="${disk_text:+, }$(mib "$total") ($(mib "$wal"))"
+    max_ratio=$(awk -v t="$total" -v l="$logical" -v m="$max_ratio" 'BEGIN { r = t / l; printf "%.2f", (r > m ? r : m) }')
+  done
+}
+
+peaks() { # since: sets rss_text, "412, 398, 405" MiB per server (procs.tsv order), and max_rss
+  local name pid p
+  rss_text="" max_rss=0
+  while IFS=$'\t' read -r name pid; do
+    p=$(awk -F'\t' -v since="$1" -v n="$name" '$1 >= since && $2 == n && $4 > m { m = $4 } END { printf "%.0f", m / 1024 }' "$run_dir/rss.tsv")
+    rss_text+="${rss_text:+, }$p"
+    [ "$p" -le "$max_rss" ] || max_rss=$p
+  done <"$run_dir/procs.tsv"
+}
+
+# One target, already started: the load, the disk, SETTLE, the disk again, peaks; one table row.
+measure() { # target kind ok-status label data-dir... -- url url url
+  local target=$1 kind=$2 ok=$3 label=$4 since dirs=() after_load load_ratio; shift 4
+  while [ "$1" != -- ]; do dirs+=("$1"); shift; done; shift
+  since=$(date +%s)
+  step "$target: loading $KEYS keys of $VALUE_BYTES B (3 wrk x $CONNECTIONS connections)"
+  load "$kind" "$kind" "$@"
+  tally "$kind" "$ok"
+  keys_per_s=$(awk -v k="$KEYS" -v s="$load_seconds" 'BEGIN { printf "%.0f", k / s }')
+  log "$target: $KEYS keys ($answered answered) in $load_seconds s = $keys_per_s keys/s; not $ok: $bad_codes; socket errors: $sock; p50 $p50 ms, p99 $p99 ms"
+  disks "$kind" "${dirs[@]}"
+  after_load=$disk_text load_ratio=$max_ratio
+  log "$target: disk MiB per server, total (WAL), right after the load: $after_load"
+  step "$target: settling for $SETTLE s"
+  sleep "$SETTLE"
+  disks "$kind" "${dirs[@]}"
+  peaks "$since"
+  log "$target: disk after $SETTLE s: $disk_text; peak RSS MiB: $rss_text"
+  row="| $label | $KEYS | $load_seconds | **$keys_per_s** | $bad_codes | $sock | $p50 / $p99 | $rss_text | $after_load | $disk_text | $load_ratio / $max_ratio"
+}
+
+rows=() failures=() trouble_detail=""
+for target in $TARGETS; do
+  if [ "$target" = ringkv ]; then
+    step "ringkv: three fresh nodes on 127.0.0.1:${ringkv_ports[0]}..${ringkv_ports[2]}"
+    peers=$(printf 'http://127.0.0.1:%s,' "${ringkv_ports[@]}"); peers=${peers%,}
+    urls=() dirs=() logs=()
+    for port in "${ringkv_ports[@]}"; do
+      urls+=("http://127.0.0.1:$port") dirs+=("$data_dir/ringkv/node-$port") logs+=("$run_dir/logs/node-$port.log")
+      start_server "node-$port" "${logs[-1]}" bin/node --heap "$NODE_HEAP" --jar "$data_dir/ringkv.jar" \
+        --server.port="$port" --ringkv.data-dir="${dirs[-1]}" --ringkv.cluster.self="${urls[-1]}" \
+        --ringkv.cluster.peers="$peers" --ringkv.cluster.secret="$secret"
+    done
+    for i in 0 1 2; do await_node "${urls[$i]}" "${pids[$i]}" "${logs[$i]}"; done
+    measure ringkv ringkv 201 "ringkv, 3 nodes, $REPLICAS" "${dirs[@]}" -- "${urls[@]}"
+    trouble="" trouble_n=0
+    for pattern in "${TROUBLE[@]}"; do
+      n=$(cat "${logs[@]}" | grep -cF -- "$pattern" || true)
+      trouble+="${trouble:+, }\"$pattern\" $n" trouble_n=$((trouble_n + n))
+      [ "$n" = 0 ] || trouble_detail+=$(grep -hF -m 3 -- "$pattern" "${logs[@]}" | cut -c1-300 | sed 's/^/    /')$'\n'
+    done
+    rows+=("$row | $trouble |")
+    [ "$bad" = 0 ] || failures+=("answers not 201: $bad_codes")
+    [ "$sock_n" = 0 ] || failures+=("socket errors: $sock")
+    [ "$trouble_n" = 0 ] || failures+=("trouble in the logs: $trouble")
+    [ "$max_rss" -le "$MEMORY_LIMIT_MIB" ] || failures+=("peak RSS $max_rss MiB > $MEMORY_LIMIT_MIB MiB")
+    awk -v r="$max_ratio" -v m="$MAX_DISK_RATIO" 'BEGIN { exit !(r <= m) }' || failures+=("disk $max_ratio x the logical data > $MAX_DISK_RATIO")
+  else
+    step "etcd: three fresh members (Raft, fsync per write) on 127.0.0.1:${etcd_client_ports[0]}..${etcd_client_ports[2]}"
+    start_etcd
+    dirs=("$data_dir/etcd/etcd-0" "$data_dir/etcd/etcd-1" "$data_dir/etcd/etcd-2")
+    IFS=, read -ra urls <<<"$etcd_urls"
+    measure etcd etcd 200 "etcd, 3 members" "${dirs[@]}" -- "${urls[@]}"
+    rows+=("$row | not counted |")
+  fi
+  step "$target: stopping (SIGTERM)"
+  stop_all
+done
+
+[ ${#failures[@]} -eq 0 ] || { failed=$(printf '%s; ' "${failures[@]}") && failed=${failed%; }; }
+# ---- summary ----------------------------------------------------------------------------------------------
+{
+  echo "# Bulk load: $KEYS keys of $VALUE_BYTES B, 3 wrk x $CONNECTIONS connections"
+  echo
+  echo "| target | keys | seconds | keys/s | answers not 201 (etcd: 200) | socket errors | p50 / p99 ms | peak RSS MiB per server | disk MiB per server, total (WAL), after the load | the same after $SETTLE s | disk ÷ logical, after the load / after $SETTLE s (largest server) | log trouble (all nodes) |"
+  echo "|---|--:|--:|--:|---|---|--:|---|---|---|--:|---|"
+  printf '%s\n' "${rows[@]}"
+  echo
+  echo "- logical data per server: $KEYS x ($VALUE_BYTES + $KEY_BYTES) B = $(mib "$logical") MiB (every server holds every key)"
+  echo "- peak RSS: VmRSS sampled every second from the load's start until the stop; the chart's memory limit is $MEMORY_LIMIT_MIB MiB"
+  echo "- keys/s: $KEYS / the load's wall time (the first wrk started to the last share answered); p50/p99: wrk's latency of the three processes merged"
+  [ -z "$trouble_detail" ] || { echo "- first trouble lines:"; echo; echo '```'; printf '%s' "$trouble_detail"; echo '```'; }
+  if [ "$with_ringkv" = 1 ]; then
+    if [ ${#failures[@]} -eq 0 ]; then echo "- ringkv: PASS (no answer but 201, no socket error, no trouble line, RSS ≤ $MEMORY_LIMIT_MIB MiB, disk ≤ $MAX_DISK_RATIO x logical)"
+    else echo "- ringkv: FAIL: $failed"; fi
+  fi
+  echo
+  command=$(printf '%q ' env KEYS="$KEYS" VALUE_BYTES="$VALUE_BYTES" REPLICAS="$REPLICAS" CONNECTIONS="$CONNECTIONS" \
+    TARGETS="$TARGETS" SETTLE="$SETTLE" NODE_HEAP="$NODE_HEAP" ${JAR:+JAR="$JAR"} loadtest/bulk-load.sh)
+  echo "command: \`${command% }\`"
+  echo
+  echo "machine: $(uname -srm), $(nproc) cores, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo); load average before the run: $load_before"
+  echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- service 2>/dev/null || echo ' (service/ has uncommitted changes)')"
+  [ "$with_ringkv" = 0 ] || echo "jar: $jar, sha256 $(sha256sum "$data_dir/ringkv.jar" | cut -c1-16)…; java: $(bin/with-jdk java -version 2>&1 | head -n 1); heap -Xmx$NODE_HEAP"
+  echo "wrk: $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2)$(command -v etcd >/dev/null && echo "; etcd: $(etcd --version 2>/dev/null | head -n 1 | sed 's/^etcd Version: //')")"
+  echo "results: ${run_dir#"$repo"/}"
+} >"$run_dir/summary.md"
+step "summary: ${run_dir#"$repo"/}/summary.md"
+cat "$run_dir/summary.md"
+finished=1
+if [ ${#failures[@]} -gt 0 ] && [ "$FAIL_ON" != 0 ]; then
+  log "ringkv missed the bar (FAIL_ON=0 only reports): $failed"
+  exit 1
+fi
