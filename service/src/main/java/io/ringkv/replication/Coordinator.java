@@ -56,6 +56,7 @@ public final class Coordinator {
      * below it (a peer's credit window, a local scan's batch), so a small prefetch costs no hops.
      */
     private static final int RANGE_PREFETCH = 2;
+    private static final Runnable NOTHING = () -> { };
     /** Background read repairs in progress at once; past it, a stale replica waits for anti-entropy. */
     private static final int BACKGROUND_REPAIRS = 64;
 
@@ -452,6 +453,17 @@ public final class Coordinator {
             answer();
         }
 
+        /** Counts a call that waits for its place until it gets one, or ends without (then it holds nothing back). */
+        private Runnable admission() {
+            unadmitted.incrementAndGet();
+            AtomicBoolean admitted = new AtomicBoolean();
+            return () -> {
+                if (admitted.compareAndSet(false, true)) {
+                    admittedOne();
+                }
+            };
+        }
+
         private void admittedOne() {
             if (unadmitted.decrementAndGet() == 0 && reachedWhileUnadmitted) {
                 answer();
@@ -507,13 +519,7 @@ public final class Coordinator {
                 return;
             }
             boolean counted = counts.test(replica);
-            unadmitted.incrementAndGet();
-            AtomicBoolean admitted = new AtomicBoolean();
-            Runnable onAdmitted = () -> {
-                if (admitted.compareAndSet(false, true)) {
-                    admittedOne();
-                }
-            };
+            Runnable onAdmitted = pacing.answerOnceAllAdmitted() ? admission() : NOTHING;
             // Subscribed on its own: answering the client does not cancel the slower replicas.
             // Each ends by itself: a peer's call times out in its client, a local one in storage.
             // A call that ends without a place (cancelled while it waited) holds no answer back.

@@ -57,6 +57,16 @@ public final class ReplicaWindow {
     public <T> Mono<T> call(long size, Lane lane, Runnable admitted, Supplier<Mono<T>> call) {
         return Mono.defer(() -> {
             Place place = new Place(size, lane);
+            if (place.enterIfRoom()) {
+                // Most calls find room: no waiting stage at all.
+                try {
+                    admitted.run();
+                    return call.get().doFinally(signal -> place.leave());
+                } catch (RuntimeException e) {
+                    place.leave();
+                    throw e;
+                }
+            }
             return Mono.<Boolean>create(sink -> place.enter(sink))
                     .doOnNext(ignored -> admitted.run())
                     .then(Mono.defer(call))
@@ -128,6 +138,18 @@ public final class ReplicaWindow {
         Place(long size, Lane lane) {
             this.size = size;
             this.lane = lane;
+        }
+
+        /** Takes a place at once if there is room and nobody waits before it; false leaves it to {@link #enter}. */
+        boolean enterIfRoom() {
+            synchronized (ReplicaWindow.this) {
+                ArrayDeque<Place> line = lane == Lane.FOREGROUND ? waitingForeground : waitingBackground;
+                if (line.isEmpty() && fits(this)) {
+                    take(this);
+                    return true;
+                }
+                return false;
+            }
         }
 
         void enter(MonoSink<Boolean> waiting) {
