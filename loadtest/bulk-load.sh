@@ -72,9 +72,7 @@ pids=() helpers=() sampler_pid="" finished=0
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
-  [ ${#helpers[@]} -eq 0 ] || kill "${helpers[@]}" 2>/dev/null || true
-  stop_all
-  if [ -n "$sampler_pid" ]; then kill "$sampler_pid" 2>/dev/null || true; wait "$sampler_pid" 2>/dev/null || true; fi
+  stop_started
   [ "$KEEP_DATA" = 1 ] || rm -rf "$data_dir"
   [ "$rc" -eq 0 ] || [ "$finished" = 1 ] || log "stopped (exit $rc); what was measured is in ${run_dir#"$repo"/}"
   exit "$rc"

@@ -147,9 +147,7 @@ sampler_pid=""
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
-  [ ${#helpers[@]} -eq 0 ] || kill "${helpers[@]}" 2>/dev/null || true
-  stop_all
-  if [ -n "$sampler_pid" ]; then kill "$sampler_pid" 2>/dev/null || true; wait "$sampler_pid" 2>/dev/null || true; fi
+  stop_started
   if [ "${KEEP_DATA:-0}" != 1 ]; then rm -rf "$data_dir"; fi
   # Stopped part-way: still report what was measured.
   if [ "$rc" -ne 0 ] && [ -n "${py:-}" ] && [ ! -f "$run_dir/report.md" ] &&

@@ -3,6 +3,8 @@
 # Only functions; they use the caller's globals:
 #   repo          the repository's root            run_dir   the run's folder (procs.tsv, logs/, rss.tsv)
 #   pids          array: the servers started       data_dir  where etcd keeps its data (etcd/etcd-<i>)
+#   helpers       array: short-lived helpers in the background (wrk processes, pollers)
+#   sampler_pid   the rss_sampler running in the background, or empty
 #   stamp         the run's timestamp (etcd's cluster token)
 #   etcd_client_ports, etcd_peer_ports   arrays of three ports each
 #   step          a function: logs the start of a step (apt_install calls it)
@@ -32,6 +34,12 @@ stop_all() { # SIGTERM (a node finishes what is in flight and closes RocksDB), S
   wait "${pids[@]}" 2>/dev/null || true
   pids=()
   : >"$run_dir/procs.tsv"
+}
+
+stop_started() { # at exit: the helpers, the servers (stop_all) and the sampler
+  [ ${#helpers[@]} -eq 0 ] || kill "${helpers[@]}" 2>/dev/null || true
+  stop_all
+  if [ -n "$sampler_pid" ]; then kill "$sampler_pid" 2>/dev/null || true; wait "$sampler_pid" 2>/dev/null || true; fi
 }
 
 # Every second: the resident memory (VmRSS, KiB) and CPU time (utime+stime, clock ticks) of every
