@@ -15,6 +15,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
@@ -22,8 +23,10 @@ import org.springframework.web.server.WebFilterChain;
 import io.netty.channel.Channel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import reactor.core.publisher.Mono;
+import reactor.netty.Connection;
 import reactor.netty.channel.ChannelOperations;
 
 /**
@@ -35,18 +38,26 @@ import reactor.netty.channel.ChannelOperations;
  * unready.
  *
  * <p>Then it closes the public port's listening socket, so that new connections are refused, and
- * waits until no request has been in progress for {@link #LAST_REQUESTS} before it closes the
- * connections left, all of them idle. A request already on its way on a connection, which may be
- * one the client opened a moment before, is read and answered; Reactor Netty's own graceful
- * shutdown closes a connection at once unless a request on it is being processed, and a request
- * that had arrived but was not read yet failed with no answer. Clients that address the node
- * directly (no Service in between) meet it most.
+ * waits until no request has been in progress for {@link #LAST_REQUESTS}, and every connection
+ * accepted has brought its first request (or {@link #FIRST_REQUEST} has passed), before it closes
+ * the connections left, all of them idle. A request on its way on a connection, which may be one
+ * the client opened a moment before, is read and answered; Reactor Netty's own graceful shutdown
+ * closes a connection at once unless a request on it is being processed, and a request that had
+ * not been read yet failed with no answer. Clients that address the node directly (no Service in
+ * between) meet it most.
  */
 public final class ClientDrain implements WebFilter, Ordered, SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(ClientDrain.class);
     /** How long the port must have had no request in progress, once it stopped accepting, before its idle connections close. */
     static final Duration LAST_REQUESTS = Duration.ofMillis(200);
+    /**
+     * How long a connection accepted just before the port stopped accepting may take to bring its
+     * first request: its client opened it to send one, and a loaded machine may take its time.
+     */
+    static final Duration FIRST_REQUEST = Duration.ofSeconds(2);
+    /** Set on a connection once a request came on it. */
+    private static final AttributeKey<Boolean> SERVED = AttributeKey.valueOf(ClientDrain.class.getName() + ".served");
 
     private final Duration drainDelay;
     /** The longest the wait for requests in progress may take: Spring's own limit for a shutdown phase. */
@@ -84,6 +95,9 @@ public final class ClientDrain implements WebFilter, Ordered, SmartLifecycle {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        if (ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest()) instanceof Connection connection) {
+            connection.channel().attr(SERVED).set(Boolean.TRUE);
+        }
         if (draining) {
             exchange.getResponse().getHeaders().set(HttpHeaders.CONNECTION, "close");
         }
@@ -131,12 +145,19 @@ public final class ClientDrain implements WebFilter, Ordered, SmartLifecycle {
                 .orElse(null);
     }
 
-    /** Until no connection to the server has had a request in progress for {@link #LAST_REQUESTS}, within the limit. */
+    /**
+     * Until no connection to the server has had a request in progress for {@link #LAST_REQUESTS},
+     * counting a connection that has not brought its first request yet (for up to
+     * {@link #FIRST_REQUEST}) as one in progress; within the limit.
+     */
     private void awaitNoRequestInProgress(Channel server) throws InterruptedException {
-        long deadline = System.nanoTime() + inProgressLimit.toNanos();
-        long quietSince = System.nanoTime();
+        long closed = System.nanoTime();
+        long deadline = closed + inProgressLimit.toNanos();
+        long quietSince = closed;
         while (System.nanoTime() - deadline < 0) {
-            if (connections.stream().anyMatch(connection -> connection.parent() == server && ChannelOperations.get(connection) != null)) {
+            boolean waitForFirst = System.nanoTime() - closed < FIRST_REQUEST.toNanos();
+            if (connections.stream().anyMatch(connection -> connection.parent() == server && (ChannelOperations.get(connection) != null
+                    || (waitForFirst && connection.attr(SERVED).get() == null)))) {
                 quietSince = System.nanoTime();
             } else if (System.nanoTime() - quietSince >= LAST_REQUESTS.toNanos()) {
                 return;
