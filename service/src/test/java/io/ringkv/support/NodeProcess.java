@@ -27,6 +27,8 @@ public final class NodeProcess implements AutoCloseable {
     private final Path log;
     private final int port;
     private Process process;
+    /** From a stop (SIGTERM, SIGKILL) until it serves again. */
+    private volatile boolean stopping;
 
     private NodeProcess(List<String> command, Path log, int port) {
         this.command = command;
@@ -98,7 +100,14 @@ public final class NodeProcess implements AutoCloseable {
     /** Starts the node and waits until {@code /v0/status} answers 200: it is ready. */
     public NodeProcess startAndAwait(Duration timeout) {
         start();
-        return awaitStatus(timeout, status -> status == 200, 200);
+        awaitStatus(timeout, status -> status == 200, 200);
+        stopping = false;
+        return this;
+    }
+
+    /** Whether it is stopping or stopped: from {@link #terminate} or {@link #kill} until {@link #startAndAwait} returns. */
+    public boolean isStopping() {
+        return stopping;
     }
 
     /** Waits until the public port answers {@code /v0/status} at all (200 or 503): the web server is up. */
@@ -133,6 +142,7 @@ public final class NodeProcess implements AutoCloseable {
 
     /** Sends SIGTERM and waits for the process to end; returns its exit code. */
     public int terminate(Duration timeout) {
+        stopping = true;
         process.destroy();
         try {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -162,6 +172,7 @@ public final class NodeProcess implements AutoCloseable {
 
     /** SIGKILL: no shutdown at all, as when the machine or the kernel ends the process. */
     public void kill() {
+        stopping = true;
         process.destroyForcibly();
         try {
             process.waitFor(30, TimeUnit.SECONDS);

@@ -8,6 +8,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -42,6 +44,8 @@ public final class WriteHistory {
 
     /** An outcome: a connection refused, the node not listening, as while it is stopped. */
     public static final String REFUSED = "connection refused";
+    /** Before an outcome that was no answer from a node that was stopping. */
+    public static final String STOPPING = "no answer from a stopping node: ";
 
     /** One PUT (value) or DELETE (null value), and whether the cluster acknowledged it. */
     private record Operation(String value, boolean acknowledged) {
@@ -52,11 +56,21 @@ public final class WriteHistory {
     private final AtomicBoolean running = new AtomicBoolean();
     private final Map<String, LongAdder> outcomes = new ConcurrentHashMap<>();
     private final String replicas;
+    private final Predicate<URI> stopping;
     private ExecutorService writers;
 
     /** @param replicas the {@code replicas} parameter of every request; null: the cluster's default */
     public WriteHistory(String replicas) {
+        this(replicas, node -> false);
+    }
+
+    /**
+     * @param stopping whether a node is stopping (from its SIGTERM until it serves again): a request
+     *                 to it that got no answer at all is counted apart, with the refused connections
+     */
+    public WriteHistory(String replicas, Predicate<URI> stopping) {
         this.replicas = replicas;
+        this.stopping = stopping;
     }
 
     /** Starts the writers, each one operation at a time through a node the supplier names, until {@link #stop}. */
@@ -101,7 +115,7 @@ public final class WriteHistory {
     /**
      * How the requests ended, counted: {@code HTTP 201}, {@code HTTP 504}, ...; {@link #REFUSED} for a
      * connection the node refused (it is stopped); otherwise the exception's class (a timeout, a
-     * connection closed under a request).
+     * connection closed under a request), after {@link #STOPPING} if the node was stopping.
      */
     public Map<String, Long> outcomes() {
         return new TreeMap<>(outcomes.entrySet().stream()
@@ -109,12 +123,14 @@ public final class WriteHistory {
     }
 
     /**
-     * The requests that failed in any way but a refused connection: answers other than 2xx, and
-     * requests that got no answer at all (timed out, or their connection closed under them).
+     * The requests that failed: every answer other than 2xx, and every request that got no answer
+     * at all (timed out, or its connection closed under it), but those to a node that was stopping
+     * (refused, or closed as it stopped): a client that addresses a stopping node itself meets
+     * those, one behind a load balancer is sent elsewhere first.
      */
     public Map<String, Long> failures() {
         Map<String, Long> failures = outcomes();
-        failures.keySet().removeIf(outcome -> outcome.equals(REFUSED) || outcome.startsWith("HTTP 2"));
+        failures.keySet().removeIf(outcome -> outcome.equals(REFUSED) || outcome.startsWith(STOPPING) || outcome.startsWith("HTTP 2"));
         return failures;
     }
 
@@ -131,7 +147,9 @@ public final class WriteHistory {
             count(REFUSED);
             return -1; // the node is stopped: nothing was sent
         } catch (IOException e) {
-            count(e.getClass().getSimpleName() + ": " + e.getMessage());
+            // A stopping node may close a connection as a request arrives on it; a timeout is no such thing.
+            boolean closedAsItStopped = stopping.test(node) && !(e instanceof HttpTimeoutException);
+            count((closedAsItStopped ? STOPPING : "") + e.getClass().getSimpleName() + ": " + e.getMessage());
             return -1; // a node down, paused or cut off: not acknowledged, but it may have been applied
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
