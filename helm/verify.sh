@@ -6,7 +6,7 @@
 #     values the schema and the templates refuse, values_test.yaml);
 #   - kubeconform: every render, and k8s/, against the Kubernetes schemas;
 #   - the application contract of renders for default and non-default values
-#     (helm/checks/contract.py, with its own unit tests): the ports (http, the
+#     (helm/checks/contract, a Python package with its own unit tests): the ports (http, the
 #     node-to-node cluster port, management), the cluster secret (from
 #     cluster.existingSecret, cluster.secret, or made by the first node, with no
 #     secret in any render and every render identical), the heap against the
@@ -69,13 +69,14 @@ fail() {
 skip() { SKIPPED=$((SKIPPED + 1)); printf '  SKIP  %s\n' "$1"; }
 section() { printf '\n== %s\n' "$*"; }
 
-# The application contract of a render (python3 + PyYAML): what each mode checks is in the file.
-CHECKER="$HERE/checks/contract.py"
+# The application contract of a render (python3 + PyYAML): what each mode checks is in
+# helm/checks/contract/__main__.py. Run from helm/checks, so that python finds that package first.
+contract() { (cd "$HERE/checks" && "$PYTHON" -m contract "$@"); }
 
 # Feeds the checker's output into pass/fail.
 run_checker() {
   local status name detail
-  if ! "$PYTHON" "$CHECKER" "$@" >"$WORK/checker.out" 2>&1; then
+  if ! contract "$@" >"$WORK/checker.out" 2>&1; then
     fail "checker exited with an error" "$WORK/checker.out"
     return
   fi
@@ -414,7 +415,7 @@ loadtest_case loadtest-set ringkv default "{$LT_SET}" \
 # The Job's name follows its pod template (immutable) and the scripts, nothing else.
 jobname() {
   "$HELM" template ringkv "$CHART" --set loadtest.enabled=true "$@" 2>/dev/null >"$WORK/jobname.yaml" || true
-  "$PYTHON" "$CHECKER" jobname "$WORK/jobname.yaml"
+  contract jobname "$WORK/jobname.yaml"
 }
 base_job=$(jobname)
 if [ -n "$base_job" ] && [ "$base_job" = "$(jobname --set replicaCount=5,persistence.size=5Gi)" ]; then
@@ -536,7 +537,7 @@ if [ -z "$BUSYBOX" ]; then
 elif [ ! -s "$WORK/default.yaml" ]; then
   fail "default chart render available for the test script"
 else
-  "$PYTHON" "$CHECKER" hook-script "$WORK/default.yaml" >"$WORK/test-script.sh"
+  contract hook-script "$WORK/default.yaml" >"$WORK/test-script.sh"
   mkdir -p "$WORK/bb"
   for applet in sh nc wget head tr sleep date printf cat; do ln -sf "$BUSYBOX" "$WORK/bb/$applet"; done
   # run_hook MODE: runs the hook script against a mock in MODE; returns its exit code.
