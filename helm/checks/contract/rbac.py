@@ -1,0 +1,110 @@
+"""The pods' ServiceAccount and the RBAC of the nodes' Kubernetes API calls: each discovery round a
+node reads its own StatefulSet's spec.replicas for the ring's members (cluster.membershipFromStatefulSet),
+and on SIGTERM to know whether a scale-down removes it (cluster.departure); on start it reads, or first
+creates, the generated cluster secret. The Role grants that and nothing more, also in k8s/ under an
+overlay."""
+import base64
+import json
+
+from .manifests import g, load, of_kind, subset
+from .report import check
+
+
+def check_service_account(r):
+    sas = {d["metadata"]["name"]: d for d in r.kinds("ServiceAccount")}
+    sa = sas.get(r.pod.get("serviceAccountName"))
+    check("pod uses the rendered ServiceAccount", sa is not None, (r.pod.get("serviceAccountName"), list(sas)))
+    automount = r.exp.get("serviceAccountAutomount", False)
+    check("ServiceAccount: automountServiceAccountToken %s (serviceAccount.automount)" % json.dumps(automount),
+          sa is not None and sa.get("automountServiceAccountToken") is automount,
+          sa and sa.get("automountServiceAccountToken"))
+
+
+def wanted_rules(r):
+    """The Role's rules the render needs, each with what it grants in words, and why (the features)."""
+    exp, sts_name = r.exp, r.sts["metadata"]["name"]
+    membership, generated = exp.get("membership", True), r.secret_source == "generated"
+    rules, granted = [], []
+    if exp["departure"] or membership:
+        rules.append({"apiGroups": ["apps"], "resources": ["statefulsets"], "resourceNames": [sts_name],
+                      "verbs": ["get"]})
+        granted.append("get on statefulsets/%s (apps)" % sts_name)
+    if generated:
+        rules += [{"apiGroups": [""], "resources": ["secrets"], "resourceNames": [exp["fullname"]], "verbs": ["get"]},
+                  {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]}]
+        granted.append("get on secrets/%s, create on secrets" % exp["fullname"])
+    why = " and ".join(w for w, on in (("membership", membership), ("departure", exp["departure"]),
+                                       ("the generated secret", generated)) if on)
+    return rules, granted, why
+
+
+def check_api_access(r):
+    exp, pod = r.exp, r.pod
+    roles, bindings = r.kinds("Role"), r.kinds("RoleBinding")
+    want_rules, granted, why = wanted_rules(r)
+    if not want_rules:
+        automount = exp.get("serviceAccountAutomount", False)
+        check("rbac: no Role and no RoleBinding (membership and departure off, secret given)", not roles and not bindings,
+              [(d["kind"], d["metadata"]["name"]) for d in roles + bindings])
+        check("rbac: pod automountServiceAccountToken = serviceAccount.automount (%s)" % json.dumps(automount),
+              pod.get("automountServiceAccountToken") is automount, pod.get("automountServiceAccountToken"))
+        return
+    check("rbac: pod automountServiceAccountToken true (%s: the node calls the Kubernetes API)" % why,
+          pod.get("automountServiceAccountToken") is True, pod.get("automountServiceAccountToken"))
+    check("rbac: exactly one Role and one RoleBinding", len(roles) == 1 and len(bindings) == 1,
+          [(d["kind"], d["metadata"]["name"]) for d in roles + bindings])
+    role = roles[0] if len(roles) == 1 else {}
+    check("rbac: Role grants only %s, nothing else" % "; ".join(granted),
+          role.get("rules") == want_rules, role.get("rules"))
+    rb = bindings[0] if len(bindings) == 1 else {}
+    check("rbac: RoleBinding refers to that Role",
+          rb.get("roleRef") == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": g(role, "metadata", "name")}
+          and role, rb.get("roleRef"))
+    subjects = rb.get("subjects") or []
+    rb_ns = g(rb, "metadata", "namespace")
+    check("rbac: RoleBinding's only subject is the pods' ServiceAccount %s/%s"
+          % (exp["namespace"], pod.get("serviceAccountName")),
+          len(subjects) == 1 and subjects[0].get("kind") == "ServiceAccount" and not subjects[0].get("apiGroup")
+          and subjects[0].get("name") == pod.get("serviceAccountName")
+          and subjects[0].get("namespace", rb_ns) == exp["namespace"], subjects)
+    check("rbac: Role and RoleBinding carry the release's selector labels",
+          role and rb and all(subset(g(r.spec, "selector", "matchLabels"), g(d, "metadata", "labels") or {})
+                              for d in (role, rb)))
+
+
+def rbac_namespace(path, namespace, secret_file):
+    """k8s/ built under an overlay with its own namespace and Secret: the RoleBinding follows the
+    namespace, and the Role still names the StatefulSet and the Secret the first node makes."""
+    docs = load(path)
+    sas, roles, rbs = of_kind(docs, "ServiceAccount"), of_kind(docs, "Role"), of_kind(docs, "RoleBinding")
+    stss, secrets = of_kind(docs, "StatefulSet"), of_kind(docs, "Secret")
+    if len(stss) == len(roles) == len(secrets) == 1:
+        sts_name = stss[0]["metadata"]["name"]
+        check("overlay: the Role still grants get on statefulsets/%s and secrets/%s, create on secrets "
+              "(not renamed after the overlay's Secret)" % (sts_name, sts_name),
+              roles[0].get("rules") == [{"apiGroups": ["apps"], "resources": ["statefulsets"],
+                                         "resourceNames": [sts_name], "verbs": ["get"]},
+                                        {"apiGroups": [""], "resources": ["secrets"],
+                                         "resourceNames": [sts_name], "verbs": ["get"]},
+                                        {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]}],
+              roles[0].get("rules"))
+        envs = g(stss[0], "spec", "template", "spec", "containers", 0, "env", default=[])
+        ref = [g(e, "valueFrom", "secretKeyRef") for e in envs if e.get("name") == "RINGKV_CLUSTER_SECRET"]
+        with open(secret_file, "rb") as f:
+            want = f.read()
+        check("overlay: RINGKV_CLUSTER_SECRET comes from the overlay's Secret (%s), holding its file"
+              % secrets[0]["metadata"]["name"],
+              ref == [{"name": secrets[0]["metadata"]["name"], "key": "cluster-secret"}]
+              and base64.b64decode(g(secrets[0], "data", "cluster-secret", default="")) == want, ref)
+    else:
+        check("overlay: one StatefulSet, Role and Secret", False, [(d["kind"], d["metadata"]["name"]) for d in docs])
+    check("overlay: ServiceAccount, Role and RoleBinding in namespace %s" % namespace,
+          len(sas) == len(roles) == len(rbs) == 1
+          and all(g(d, "metadata", "namespace") == namespace for d in sas + roles + rbs),
+          [(d["kind"], g(d, "metadata", "namespace")) for d in sas + roles + rbs])
+    if len(sas) == len(rbs) == 1:
+        subjects = rbs[0].get("subjects") or []
+        check("overlay: the RoleBinding's subject is the ServiceAccount %s/%s (no namespace = the binding's own)"
+              % (namespace, sas[0]["metadata"]["name"]),
+              len(subjects) == 1 and subjects[0].get("name") == sas[0]["metadata"]["name"]
+              and subjects[0].get("namespace", g(rbs[0], "metadata", "namespace")) == namespace, subjects)

@@ -1,0 +1,142 @@
+"""Checks with teeth: the NetworkPolicy and RBAC checks must fail on copies of a good render broken in
+each way that matters, or they would prove nothing."""
+import copy
+
+from .render import render_checks
+from .report import check, collect, failed_names
+
+
+def catches(good, exp, broken):
+    """broken: {check name: (mutate, failure)}. Each check passes when render_checks, run on a copy of the
+    documents good that mutate(docs) broke, fails a check whose name failure(name) recognises."""
+    for name, (mutate, failure) in broken.items():
+        docs = copy.deepcopy(good)
+        mutate(docs)
+        failed = failed_names(collect(render_checks, docs, exp))
+        check(name, any(failure(n) for n in failed), failed)
+
+
+def np_teeth(docs, exp):
+    """The NetworkPolicy checks must fail on copies of a good render whose policy lets others reach the
+    cluster port, or shuts the ringkv pods out of it: otherwise they would prove nothing."""
+
+    def cluster_rule(np_):
+        return [r for r in np_["spec"]["ingress"] if any(p.get("port") == "cluster" for p in r.get("ports", []))][0]
+
+    def plus_namespace(np_):
+        cluster_rule(np_)["from"].append({"podSelector": {}})
+
+    def plus_other_namespace(np_):
+        cluster_rule(np_)["from"].append({"namespaceSelector": {}, "podSelector": dict(np_["spec"]["podSelector"])})
+
+    def plus_ip_block(np_):
+        np_["spec"]["ingress"].append({"ports": [{"port": exp["clusterPort"], "protocol": "TCP"}],
+                                       "from": [{"ipBlock": {"cidr": "10.0.0.0/8"}}]})
+
+    def plus_any_port_rule(np_):
+        np_["spec"]["ingress"].append({"from": [{"podSelector": {}}]})
+
+    def open_to_all(np_):
+        cluster_rule(np_).pop("from")
+
+    def only_test_pod(np_):
+        cluster_rule(np_)["from"] = [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "ringkv-test"}}}]
+
+    def without_rule(np_):
+        np_["spec"]["ingress"].remove(cluster_rule(np_))
+
+    broken = {
+        "the namespace (podSelector {})": (plus_namespace, "only from"),
+        "the same pod labels in any namespace": (plus_other_namespace, "only from"),
+        "an ipBlock on port %d" % exp["clusterPort"]: (plus_ip_block, "only from"),
+        "a rule without ports from the namespace": (plus_any_port_rule, "only from"),
+        "everyone (a rule without from)": (open_to_all, "only from"),
+        "the test pod instead of the ringkv pods": (only_test_pod, "between ringkv pods"),
+        "nobody (no cluster-port rule)": (without_rule, "between ringkv pods"),
+    }
+    catches(docs, exp, {"the NetworkPolicy checks catch a cluster port open to %s" % what:
+                        (lambda docs, m=mutate: m([d for d in docs if d.get("kind") == "NetworkPolicy"][0]),
+                         lambda n, e=expect: "cluster port" in n and e in n)
+                        for what, (mutate, expect) in broken.items()})
+
+
+def rbac_teeth(docs, exp):
+    """The RBAC checks must fail on copies of a good render (departure on, generated secret) whose Role grants
+    more than `get` on the one StatefulSet, `get` on the one Secret and `create` on Secrets, or less, or whose
+    RoleBinding names someone else: otherwise they would prove nothing."""
+
+    def first(docs, kind):
+        return [d for d in docs if d.get("kind") == kind][0]
+
+    def rule(docs, i=0):
+        return first(docs, "Role")["rules"][i]
+
+    def plus_list(docs):
+        rule(docs)["verbs"].append("list")
+
+    def all_verbs(docs):
+        rule(docs)["verbs"] = ["*"]
+
+    def any_statefulset(docs):
+        rule(docs).pop("resourceNames")
+
+    def another_statefulset(docs):
+        rule(docs)["resourceNames"].append("other")
+
+    def any_group(docs):
+        rule(docs)["apiGroups"] = ["*"]
+
+    def plus_secrets(docs):
+        first(docs, "Role")["rules"].append({"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]})
+
+    def plus_scale(docs):
+        rule(docs)["resources"].append("statefulsets/scale")
+
+    def any_secret(docs):
+        rule(docs, 1).pop("resourceNames")
+
+    def another_secret(docs):
+        rule(docs, 1)["resourceNames"].append("other")
+
+    def list_secrets(docs):
+        rule(docs, 1)["verbs"].append("list")
+
+    def named_create(docs):
+        rule(docs, 2)["resourceNames"] = [exp["fullname"]]
+
+    def update_secrets(docs):
+        rule(docs, 2)["verbs"].append("update")
+
+    def no_create(docs):
+        first(docs, "Role")["rules"].pop(2)
+
+    def default_account(docs):
+        first(docs, "RoleBinding")["subjects"][0]["name"] = "default"
+
+    def other_namespace(docs):
+        first(docs, "RoleBinding")["subjects"][0]["namespace"] = "elsewhere"
+
+    def no_token(docs):
+        first(docs, "StatefulSet")["spec"]["template"]["spec"]["automountServiceAccountToken"] = False
+
+    broken = {
+        "a Role that also lists StatefulSets": (plus_list, "Role grants only"),
+        "a Role with every verb": (all_verbs, "Role grants only"),
+        "a Role on every StatefulSet (no resourceNames)": (any_statefulset, "Role grants only"),
+        "a Role on a second StatefulSet too": (another_statefulset, "Role grants only"),
+        "a Role on every API group": (any_group, "Role grants only"),
+        "a Role that also reads every Secret": (plus_secrets, "Role grants only"),
+        "a Role on statefulsets/scale too": (plus_scale, "Role grants only"),
+        "a Role that reads every Secret (no resourceNames)": (any_secret, "Role grants only"),
+        "a Role that reads a second Secret too": (another_secret, "Role grants only"),
+        "a Role that also lists Secrets": (list_secrets, "Role grants only"),
+        "a create limited by resourceNames (which never matches a create)": (named_create, "Role grants only"),
+        "a Role that may also update Secrets": (update_secrets, "Role grants only"),
+        "a Role without create on Secrets (the first node cannot make the secret)": (no_create, "Role grants only"),
+        "a RoleBinding to the namespace's default ServiceAccount": (default_account, "only subject"),
+        "a RoleBinding to a ServiceAccount of another namespace": (other_namespace, "only subject"),
+        "pods without the token": (no_token, "automountServiceAccountToken true"),
+    }
+    catches(docs, exp, {"the RBAC checks catch %s" % what:
+                        (mutate, lambda n, e=expect: n.startswith("rbac:") and e in n)
+                        for what, (mutate, expect) in broken.items()})

@@ -1,0 +1,80 @@
+"""Unit tests of the render checks (render.py and the concern modules) and of their teeth."""
+import unittest
+
+from . import loadtest, netpol, teeth
+from .expect import LOADTEST
+from .fixtures import K8S_EXPECT, ROOT, default_render, env, failed, k8s_render
+from .render import render_checks
+from .report import collect
+
+
+class RenderChecks(unittest.TestCase):
+    def test_the_default_render_keeps_the_contract(self):
+        self.assertEqual(failed(render_checks, default_render(), K8S_EXPECT), [])
+
+    def test_a_heap_not_derived_from_the_limit_fails(self):
+        docs = default_render()
+        env(docs, "JAVA_TOOL_OPTIONS")["value"] = "-Xmx600m -XX:MaxDirectMemorySize=61m"
+        names = failed(render_checks, docs, K8S_EXPECT)
+        for broken in ("-Xmx600m = 253MiB", "heap 600MiB <= 75%", "heap + direct memory <= 80%"):
+            self.assertTrue(any(n.startswith(broken) for n in names), names)
+
+    def test_a_second_heap_option_fails(self):
+        docs = default_render()
+        env(docs, "JAVA_TOOL_OPTIONS")["value"] += " -XX:MaxRAMPercentage=50"
+        self.assertIn("no other heap-size option in JAVA_TOOL_OPTIONS", failed(render_checks, docs, K8S_EXPECT))
+
+    def test_a_client_service_exposing_the_cluster_port_fails(self):
+        docs = default_render()
+        client = [d for d in docs if d["kind"] == "Service" and d["metadata"]["name"] == "ringkv"][0]
+        client["spec"]["ports"].append({"name": "cluster", "port": 7070, "targetPort": "cluster"})
+        self.assertIn("client Service exposes only http (not the cluster or management port)",
+                      failed(render_checks, docs, K8S_EXPECT))
+
+    def test_a_render_without_a_statefulset_stops_after_saying_so(self):
+        docs = [d for d in default_render() if d["kind"] != "StatefulSet"]
+        self.assertEqual(failed(render_checks, docs, K8S_EXPECT)[-1], "exactly one StatefulSet")
+
+    def test_a_given_secret_wants_no_rbac_for_it(self):
+        names = failed(render_checks, default_render(), {**K8S_EXPECT, "existingSecret": "shared"})
+        self.assertIn("rbac: Role grants only get on statefulsets/ringkv (apps), nothing else", names)
+
+
+class NetworkPolicyPorts(unittest.TestCase):
+    def test_a_rule_covers_its_ports_a_range_and_without_ports_every_port(self):
+        self.assertTrue(netpol.covers({}, "cluster", 7070))
+        self.assertTrue(netpol.covers({"ports": [{"port": "cluster"}]}, "cluster", 7070))
+        self.assertTrue(netpol.covers({"ports": [{"port": 7000, "endPort": 8000}]}, "cluster", 7070))
+        self.assertFalse(netpol.covers({"ports": [{"port": "http"}]}, "cluster", 7070))
+        self.assertFalse(netpol.covers({"ports": [{"port": "cluster", "protocol": "UDP"}]}, "cluster", 7070))
+
+
+class Teeth(unittest.TestCase):
+    def test_the_rbac_checks_have_teeth(self):
+        results = collect(teeth.rbac_teeth, default_render(), K8S_EXPECT)
+        self.assertEqual(len(results), 16)
+        self.assertTrue(all(ok for ok, _, _ in results), results)
+
+    def test_a_break_that_no_check_notices_fails(self):
+        results = collect(teeth.catches, default_render(), K8S_EXPECT,
+                          {"a harmless change": (lambda docs: None, lambda name: True)})
+        self.assertEqual([ok for ok, _, _ in results], [False])
+
+
+class Loadtest(unittest.TestCase):
+    def render(self):
+        return k8s_render("ringkv.yaml") + k8s_render("loadtest", "loadtest.yaml")
+
+    def test_the_default_loadtest_render_keeps_the_contract(self):
+        self.assertEqual(failed(loadtest.loadtest_checks, self.render(), LOADTEST, ROOT + "/loadtest"), [])
+
+    def test_a_script_that_differs_from_loadtest_fails(self):
+        docs = self.render()
+        [cm] = [d for d in docs if d["kind"] == "ConfigMap" and loadtest.is_loadtest(d)]
+        cm["data"]["kv.js"] += "\n// drifted"
+        self.assertEqual(failed(loadtest.loadtest_checks, docs, LOADTEST, ROOT + "/loadtest"),
+                         ["ConfigMap kv.js is byte-identical to loadtest/kv.js"])
+
+
+if __name__ == "__main__":
+    unittest.main()
