@@ -22,8 +22,7 @@ import io.ringkv.support.TestNode;
 /**
  * Request forms a proxy or an attacker would write, sent byte for byte to a node with a secret:
  * every one is answered (no hang) below 500, none reaches anything but the public API, and the
- * stored data is exactly what the well-formed requests wrote. The counts go to the README's
- * security section.
+ * stored data is exactly what the well-formed requests wrote. docs/security.md says what it tries.
  */
 class HostileRequestsTest {
 
