@@ -4,7 +4,7 @@
 #   pending_pod_under_writes   (step 8) On 5 pods under the write checker's load (2/3), the node
 #                              cordoned and the highest pod deleted: its replacement stays Pending
 #                              for $PENDING_SECONDS. Every running pod's GET /v0/cluster must keep
-#                              listing the same 5 members all along (e2e/checker.py ring); once the
+#                              listing the same 5 members all along (e2e/checker ring); once the
 #                              pod is back and Ready, the hints the others kept for it must be
 #                              replayed: ringkv_hints_pending (> 0 at the end of the Pending time)
 #                              back to 0 on each within $HINTS_DRAIN_SECONDS, at least as many
@@ -97,7 +97,7 @@ pending_pod_under_writes() {
   # the pod is back and its hints are replayed: always the same 5 members.
   rm -f "$WORK/ring-stop"
   for member in $(expected_members 5); do expect+=(--expect "$member"); done
-  python3 e2e/checker.py ring "${ring_pods[@]}" "${expect[@]}" --interval 3 --stop-file "$WORK/ring-stop" --duration 900 >"$WORK/ring.log" 2>&1 &
+  python3 e2e/checker ring "${ring_pods[@]}" "${expect[@]}" --interval 3 --stop-file "$WORK/ring-stop" --duration 900 >"$WORK/ring.log" 2>&1 &
   ring_pid=$!
   BG_PIDS+=("$ring_pid")
 

@@ -17,12 +17,12 @@
 # Service itself.
 #
 # Step 7 scales the StatefulSet 3 -> 5 -> 3 under a write load and checks, Jepsen style, that no
-# acknowledged write was lost: e2e/checker.py (load, check, census; its tests: e2e/test_checker.py,
+# acknowledged write was lost: e2e/checker (load, check, census; its tests: e2e/checker/tests,
 # run in step 1). It needs python3 (3.11, standard library only).
 #
 # Steps 8 and 10 prove availability (their functions are in e2e/availability.sh): step 8 keeps a
 # pod of 5 Pending for 60 s (the node cordoned, the pod deleted) under the write load, and wants
-# the ring unchanged on every running pod (checker.py ring), the hints kept for the pod replayed
+# the ring unchanged on every running pod (checker ring), the hints kept for the pod replayed
 # once it is back, and nothing acknowledged lost; the node is uncordoned again, also on failure.
 # Step 10 restarts the StatefulSet (kubectl rollout restart) under the chart's k6 Job at 100/s
 # and wants 0 failed requests.
@@ -137,14 +137,14 @@ stop_forwards() {
   PF_PIDS=()
 }
 # Reads one pod's OWN copy of a key over the node-to-node protocol, as a peer does: a port-forward
-# to the pod's cluster port (7070), then e2e/checker.py peer-read: the handshake proving the
+# to the pod's cluster port (7070), then e2e/checker peer-read: the handshake proving the
 # cluster secret (and checking the node's proof back), then one READ. Prints the value; fails on a
 # refusal, NOT_FOUND or a tombstone. (A public GET with replicas=1/1 would ask the key's first
 # replica, not this pod.) Stops its own port-forward, so it may run in $(...).
 peer_read() { # pod key secret
   local status=0
   port_forward "$1" 7070
-  RINGKV_CLUSTER_SECRET=$3 python3 e2e/checker.py peer-read --port "$FWD_PORT" --key "$2" || status=$?
+  RINGKV_CLUSTER_SECRET=$3 python3 e2e/checker peer-read --port "$FWD_PORT" --key "$2" || status=$?
   stop_forward "$FWD_PID"
   return $status
 }
@@ -206,7 +206,7 @@ expect_status() { # expected method url [data]
   [ "$got" = "$expected" ] || fail "$method $url answered $got, expected $expected"
 }
 
-step "1/12 the unit tests of the write checker (e2e/checker.py) used in steps 7 and 8"
+step "1/12 the unit tests of the write checker (e2e/checker) used in steps 7 and 8"
 unit=$(python3 -m unittest discover -s e2e -p 'test_*.py' 2>&1) \
   || { printf '%s\n' "$unit" >&2; fail "the checker's unit tests failed"; }
 log "$(printf '%s\n' "$unit" | grep -E '^(Ran|OK)' | xargs)"
@@ -302,7 +302,7 @@ own=$(peer_read "pod/$RELEASE-2" survivor "$secret") || fail "$RELEASE-2 lost it
 stop_forwards
 log "$RELEASE-2 still holds the key written before it was deleted (read over its cluster port with the secret)"
 
-# ---- step 7: scaling under a write load, checked Jepsen style by e2e/checker.py ----
+# ---- step 7: scaling under a write load, checked Jepsen style by e2e/checker ----
 # The load's writer threads go through pod 0 (threads 0 and 2) and pod 1 (threads 1 and 3), not
 # through svc/$RELEASE: a port-forward to a Service picks one pod and sticks to it (so it would be
 # one coordinator, but an unknown one); pods 0 and 1 are two coordinators, and neither leaves.
@@ -314,7 +314,7 @@ LOAD_NAME=""
 start_load() { # name: writes in the background, continuing $RECORD if there is one
   LOAD_NAME=$1
   rm -f "$WORK/stop"
-  python3 e2e/checker.py load --url "$W0" --url "$W1" --record "$WORK/$LOAD_NAME.json" ${RECORD:+--resume "$RECORD"} \
+  python3 e2e/checker load --url "$W0" --url "$W1" --record "$WORK/$LOAD_NAME.json" ${RECORD:+--resume "$RECORD"} \
     --threads 4 --keys 1000 --prefix scale- --replicas 2/3 --stop-file "$WORK/stop" --duration 400 --min-acked 200 \
     >"$WORK/$LOAD_NAME.log" 2>&1 &
   LOAD_PID=$!
@@ -331,7 +331,7 @@ stop_load() { # waits for the writers to finish and save their record; shows the
 checker() { # what-failed, then the checker's arguments: shows its output, fails the step if it fails
   local what=$1 out status=0
   shift
-  out=$(RINGKV_CLUSTER_SECRET=$secret python3 e2e/checker.py "$@" 2>&1) || status=$?
+  out=$(RINGKV_CLUSTER_SECRET=$secret python3 e2e/checker "$@" 2>&1) || status=$?
   printf '%s\n' "$out" | sed 's/^/    /'
   [ $status = 0 ] || fail "$what"
 }
