@@ -1,35 +1,27 @@
 # shellcheck shell=bash
-# Sourced by e2e/run.sh: its two availability steps, the proofs of "steady under load and restarts".
+# Sourced by e2e/run.sh: step 8, a pod kept away on 5 pods, a proof of "steady under load".
 #
-#   pending_pod_under_writes   (step 8) On 5 pods under the write checker's load (2/3), the node
-#                              cordoned and the highest pod deleted: its replacement stays Pending
-#                              for $PENDING_SECONDS. Every running pod's GET /v0/cluster must keep
-#                              listing the same 5 members all along (e2e/checker ring); once the
-#                              pod is back and Ready, the hints the others kept for it must be
-#                              replayed: ringkv_hints_pending (> 0 at the end of the Pending time)
-#                              back to 0 on each within $HINTS_DRAIN_SECONDS, at least as many
-#                              more in ringkv_hints_replayed_total (summed over the 4 others), none
-#                              in ringkv_hints_dropped_total. Nothing acknowledged may be lost
-#                              (check and census, as in step 7).
-#   rolling_restart_under_k6   (step 10) The chart's k6 Job (mixed, 2/3, $RESTART_RATE/s, every
-#                              GET must find its key) runs while `kubectl rollout restart` replaces
-#                              the 3 pods one by one: k6 must count 0 failed requests.
-#
-# Both fail the step, after printing everything they measured, when the property does not hold.
-# They use run.sh's helpers and state (k, log, fail, port_forward, forward, stop_forward,
-# eventually, expected_members, all_pods_see, start_load, stop_load, check_and_census, RELEASE,
-# NAMESPACE, WORK, RECORD, secret, K6_IMAGE), so run.sh sources this file before its steps.
+#   pod_pending_on_five       3 -> 5 by kubectl scale, pending_pod_under_writes, then back to 3.
+#   pending_pod_under_writes  On 5 pods under the write checker's load (2/3), the node cordoned
+#                             and the highest pod deleted: its replacement stays Pending for
+#                             $PENDING_SECONDS. Every running pod's GET /v0/cluster must keep
+#                             listing the same 5 members all along (e2e/checker ring); once the
+#                             pod is back and Ready, the hints the others kept for it must be
+#                             replayed: ringkv_hints_pending (> 0 at the end of the Pending time)
+#                             back to 0 on each within $HINTS_DRAIN_SECONDS, at least as many
+#                             more in ringkv_hints_replayed_total (summed over the 4 others), none
+#                             in ringkv_hints_dropped_total. Nothing acknowledged may be lost
+#                             (check and census, as in step 7). It fails the step after printing
+#                             everything it measured. The node is uncordoned again, also on failure.
 
 PENDING_SECONDS=${E2E_PENDING_SECONDS:-60}         # how long the replacement pod is kept Pending
 HINTS_DRAIN_SECONDS=${E2E_HINTS_DRAIN_SECONDS:-60} # after it is Ready, for the others' hints to reach 0
-RESTART_RATE=${E2E_RESTART_RATE:-100}              # k6 requests per second during the rolling restart
-RESTART_LOAD_SECONDS=${E2E_RESTART_LOAD_SECONDS:-150} # k6's run; the restart (69 s measured) must end within it
 
 CORDONED_NODE=""  # the node pending_pod_under_writes cordoned and has not yet uncordoned
 
 # Called by run.sh's exit trap as well: the cluster is shared by the later steps (and by whatever
 # runs on it next), so a cordoned node must never be left behind.
-availability_cleanup() {
+uncordon_node_left_cordoned() {
   [ -n "$CORDONED_NODE" ] || return 0
   kubectl uncordon "$CORDONED_NODE" >/dev/null 2>&1 || echo "WARNING: kubectl uncordon $CORDONED_NODE failed" >&2
   CORDONED_NODE=""
@@ -56,7 +48,9 @@ hint_counters() { # local-port...
   echo "$stored $replayed $dropped"
 }
 
-# ---- step 8: a pod kept Pending on 5 pods --------------------------------------------------------
+pod_state() { # pod -> "uid phase node" (node empty while Pending unscheduled); empty when there is none
+  k get pod "$1" -o jsonpath='{.metadata.uid} {.status.phase} {.spec.nodeName}' 2>/dev/null || true
+}
 
 pending_pod_under_writes() {
   local victim="$RELEASE-4" others=(0 1 2 3) i t_delete t_pending t_ready node old_uid state
@@ -109,8 +103,7 @@ pending_pod_under_writes() {
   log "node $node cordoned, $victim deleted; writing at 2/3 through $RELEASE-0 and $RELEASE-1 meanwhile"
 
   # The StatefulSet creates the replacement once the old pod is gone (its grace period may pass).
-  pod_state() { k get pod "$victim" -o jsonpath='{.metadata.uid} {.status.phase} {.spec.nodeName}' 2>/dev/null || true; }
-  until state=$(pod_state) && [ "${state%% *}" != "$old_uid" ] && [ "$state" = "${state%% *} Pending " ]; do
+  until state=$(pod_state "$victim") && [ "${state%% *}" != "$old_uid" ] && [ "$state" = "${state%% *} Pending " ]; do
     [ $((SECONDS - t_delete)) -lt 150 ] || fail "no Pending replacement of $victim within 150s (state: ${state:-none})"
     sleep 1
   done
@@ -119,7 +112,7 @@ pending_pod_under_writes() {
     -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}')); keeping it so for ${PENDING_SECONDS}s"
   while [ $((SECONDS - t_pending)) -lt "$PENDING_SECONDS" ]; do
     sleep 3
-    state=$(pod_state)
+    state=$(pod_state "$victim")
     [ "$state" = "${state%% *} Pending " ] || fail "$victim did not stay Pending on the cordoned node: $state"
   done
   for i in "${others[@]}"; do
@@ -180,86 +173,14 @@ pending_pod_under_writes() {
   [ "${#problems[@]}" = 0 ] || fail "a pod Pending for ${PENDING_SECONDS}s on 5 pods: ${#problems[@]} violation(s), listed above"
 }
 
-# ---- step 10: a rolling restart under the k6 Job ---------------------------------------------------
-
-rolling_restart_under_k6() {
-  local job job_pod sts_generation uids_before uids_after t_start t_restart restart_took k6_log failed="" total="" exit_codes
-  uids_before=$(release_pods_uids)
-  helm upgrade "$RELEASE" helm/ringkv -n "$NAMESPACE" --reuse-values --wait --timeout 5m \
-    --set loadtest.enabled=true \
-    --set loadtest.image.repository="${K6_IMAGE%:*}" --set-string loadtest.image.tag="${K6_IMAGE##*:}" \
-    --set loadtest.scenario=mixed --set-string loadtest.replicas=2/3 \
-    --set loadtest.rate="$RESTART_RATE" --set loadtest.duration="${RESTART_LOAD_SECONDS}s" --set loadtest.keyspace=1000 \
-    --set loadtest.p99Ms=10000 --set loadtest.maxErrorRate=0 --set loadtest.fill=init \
-    --set loadtest.activeDeadlineSeconds=$((RESTART_LOAD_SECONDS + 240)) \
-    --set-string loadtest.env.VUS=100 --set-string loadtest.env.MAX_VUS=300 --set-string loadtest.env.FILL_VUS=8 >/dev/null
-  job=$(k get jobs -l app.kubernetes.io/instance="$RELEASE",app.kubernetes.io/component=loadtest \
-    -o jsonpath='{.items[*].metadata.name}')
-  if [ -z "$job" ] || [ "$job" != "${job%% *}" ]; then fail "expected one loadtest Job, found: '$job'"; fi
-  log "Job $job: fill 1000 keys, then mixed at 2/3, ${RESTART_RATE}/s for ${RESTART_LOAD_SECONDS}s; not one request may fail"
-
-  # The restart begins once k6 itself runs (the fill is done) and has run for a few seconds.
-  k6_running() {
-    job_pod=$(k get pods -l job-name="$job" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null || true)
-    [ -n "$job_pod" ] && [ -n "$(k get pod "$job_pod" \
-      -o jsonpath='{.status.containerStatuses[?(@.name=="k6")].state.running.startedAt}' 2>/dev/null)" ]
-  }
-  eventually 240 k6_running || fail "k6 did not start within 240s (the fill failed or is stuck): $(k logs "job/$job" -c fill --tail=20 2>&1)"
-  t_start=$SECONDS
-  sleep 10
-  kubectl -n "$NAMESPACE" rollout restart "statefulset/$RELEASE" >/dev/null
-  t_restart=$SECONDS
-  k rollout status "statefulset/$RELEASE" --timeout="${RESTART_LOAD_SECONDS}s" >/dev/null \
-    || fail "the rolling restart did not finish within ${RESTART_LOAD_SECONDS}s"
-  restart_took=$((SECONDS - t_restart))
-  sts_generation=$(k get statefulset "$RELEASE" -o jsonpath='{.metadata.generation}')
-  uids_after=$(release_pods_uids)
-  [ "$(comm -12 <(tr ' ' '\n' <<<"$uids_before" | sort) <(tr ' ' '\n' <<<"$uids_after" | sort) | grep -c .)" = 0 ] \
-    || fail "the rollout did not replace every pod (uids before: $uids_before; after: $uids_after)"
-  # The load must have covered the whole restart: k6 still running now.
-  if [ -n "$(job_status "$job" Complete)$(job_status "$job" Failed)" ] || ! k6_running; then
-    fail "k6 ended before the rolling restart did (it took ${restart_took}s): raise E2E_RESTART_LOAD_SECONDS"
-  fi
-  log "kubectl rollout restart: the 3 pods replaced one by one in ${restart_took}s," \
-    "$((t_restart - t_start))s after k6 began; k6 runs $((RESTART_LOAD_SECONDS - (SECONDS - t_start)))s more"
-
-  local deadline=$((SECONDS + RESTART_LOAD_SECONDS + 120))
-  until k wait --for=condition=complete "job/$job" --timeout=5s >/dev/null 2>&1; do
-    [ "$(job_status "$job" Failed)" != True ] || break
-    [ $SECONDS -lt $deadline ] || fail "the loadtest Job neither completed nor failed in time"
-  done
-  k6_log=$(k logs "job/$job" -c k6 2>&1 || true)
-  # k6 logs each failed request as a warning: the first few say how they failed.
-  printf '%s\n' "$k6_log" | grep -E 'level=(warning|error)' | head -n 10 | cut -c1-300 | sed 's/^/    /' || true
-  printf '%s\n' "$k6_log" | grep -E '^ *(http_reqs|http_req_failed|http_req_duration |dropped_iterations|checks|vus_max)|FAILED' | sed 's/^ */    /' || true
-  # http_req_failed's line: "<rate>%  <failed> of <requests>".
-  read -r failed total < <(printf '%s\n' "$k6_log" | sed -n 's/^ *http_req_failed[ .]*[0-9.]*%  *\([0-9]*\) of \([0-9]*\).*/\1 \2/p') || true
-  [ -n "${total:-}" ] || { printf '%s\n' "$k6_log" | sed 's/^/    /'; fail "k6's log has no summary (http_req_failed)"; }
-  log "k6: $failed failed requests of $total during a rolling restart of $restart_took s" \
-    "($(printf '%s\n' "$k6_log" | sed -n 's/^ *http_reqs \.*[ .]*[0-9]*  *\([0-9.]*\/s\).*/\1/p'))"
-  if [ "$(job_status "$job" Complete)" != True ] || [ "$failed" != 0 ]; then
-    exit_codes=$(k get pods -l job-name="$job" -o jsonpath='{.items[*].status.containerStatuses[*].state.terminated.exitCode}' | xargs)
-    fail "the rolling restart under ${RESTART_RATE}/s failed $failed of $total requests (k6 exit code ${exit_codes:-none}; statuses above)"
-  fi
-  [ "$total" -ge $((RESTART_RATE * RESTART_LOAD_SECONDS * 9 / 10)) ] \
-    || fail "k6 made only $total requests, under 90 % of ${RESTART_RATE}/s for ${RESTART_LOAD_SECONDS}s"
-  eventually 60 all_pods_see 3 || fail "after the rolling restart not every pod sees the 3 members: $LAST_VIEW"
-
-  # Off again, as in step 9: the Job and ConfigMap go, the StatefulSet is left as it is.
-  helm upgrade "$RELEASE" helm/ringkv -n "$NAMESPACE" --reuse-values --set loadtest.enabled=false \
-    --wait --timeout 5m >/dev/null
-  eventually 60 no_loadtest_objects || fail "the loadtest Job, its pod or ConfigMap are still there after disabling it"
-  [ "$(k get statefulset "$RELEASE" -o jsonpath='{.metadata.generation}')" = "$sts_generation" ] \
-    || fail "disabling the load test after the restart changed the StatefulSet (a second rollout)"
-  log "loadtest disabled again: Job, pod and ConfigMap gone; every pod sees the 3 members"
-}
-
-release_pods_uids() {
-  k get pods -l app.kubernetes.io/instance="$RELEASE",app.kubernetes.io/name=ringkv -o jsonpath='{.items[*].metadata.uid}'
-}
-job_status() { # job TYPE -> True when the Job has that condition
-  k get job "$1" -o jsonpath="{.status.conditions[?(@.type==\"$2\")].status}" 2>/dev/null
-}
-no_loadtest_objects() {
-  [ -z "$(k get jobs,configmaps,pods -l app.kubernetes.io/component=loadtest -o name 2>/dev/null)" ]
+pod_pending_on_five() {
+  local t
+  t=$SECONDS
+  scale_to 5 kubectl
+  log "3 -> 5 by kubectl scale: 5 pods Ready after $((SECONDS - t))s"
+  pending_pod_under_writes
+  t=$SECONDS
+  scale_to 3 kubectl
+  eventually 120 all_pods_see 3 || fail "after 5 -> 3 not every pod sees the 3 members: $LAST_VIEW"
+  log "5 -> 3 by kubectl scale: every pod sees the 3 members $((SECONDS - t))s later"
 }
