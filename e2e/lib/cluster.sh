@@ -1,0 +1,69 @@
+# shellcheck shell=bash
+# Sourced by e2e/run.sh: the release as the cluster and the nodes see it: its pods, the members
+# each pod sees (GET /v0/cluster), scaling it and waiting for it.
+
+# One pod's GET /v0/cluster: sets MEMBERS (the sorted member names) and DATA_STATES (the members'
+# distinct dataStates, sorted: NORMAL, or e.g. "JOINING NORMAL"); both empty if it does not answer.
+members_of() { # pod
+  local view=""
+  MEMBERS="" DATA_STATES=""
+  try_forward "pod/$1" || return 0
+  view=$(curl -fs --max-time 10 "$BASE/v0/cluster" 2>/dev/null | python3 -c '
+import json, sys
+try:
+    members = json.load(sys.stdin)["members"]
+    print(" ".join(sorted(m["name"] for m in members)))
+    print(" ".join(sorted({str(m.get("dataState")) for m in members})))
+except (ValueError, KeyError, TypeError):
+    pass') || true
+  stop_forward "$FWD_PID"
+  MEMBERS=$(sed -n 1p <<<"$view")
+  DATA_STATES=$(sed -n 2p <<<"$view")
+}
+expected_members() {
+  local n=$1 i names=()
+  for i in $(seq 0 $((n - 1))); do
+    names+=("http://$RELEASE-$i.$RELEASE-headless.$NAMESPACE.svc.cluster.local:8080")
+  done
+  printf '%s\n' "${names[@]}" | sort | xargs
+}
+release_pods_jsonpath() { # template: that of each pod of the release
+  k get pods -l app.kubernetes.io/instance="$RELEASE",app.kubernetes.io/name=ringkv -o jsonpath="$1"
+}
+release_pods() { release_pods_jsonpath '{.items[*].metadata.name}'; }
+release_pods_uids() { release_pods_jsonpath '{.items[*].metadata.uid}'; }
+# Whether every pod of the release sees exactly the members 0..n-1; with "normal", also every member
+# in dataState NORMAL (none still JOINING or LEAVING). When not, LAST_VIEW says which pod saw what.
+LAST_VIEW=""
+all_pods_see() { # n [normal]
+  local n=$1 want pod
+  want=$(expected_members "$n")
+  for pod in $(release_pods); do
+    members_of "$pod"
+    LAST_VIEW="$pod sees ${MEMBERS:-nothing} (data states: ${DATA_STATES:-none})"
+    [ "$MEMBERS" = "$want" ] || return 1
+    [ "${2:-}" != normal ] || [ "$DATA_STATES" = NORMAL ] || return 1
+  done
+}
+expect_status() { # expected method url [data]
+  local expected=$1 method=$2 url=$3 got
+  got=$(curl -s -o /dev/null -w '%{http_code}' -X "$method" ${4:+--data-binary "$4"} "$url")
+  [ "$got" = "$expected" ] || fail "$method $url answered $got, expected $expected"
+}
+
+pods_ready() { # n: the release has exactly n pods (terminating ones count), all Ready
+  local ready
+  ready=$(release_pods_jsonpath '{range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}')
+  [ "$(grep -c . <<<"$ready")" = "$1" ] && ! grep -qv '=True$' <<<"$ready"
+}
+scale_to() { # n how: helm upgrade --wait, or kubectl scale and wait for exactly n Ready pods
+  if [ "$2" = helm ]; then
+    helm upgrade "$RELEASE" helm/ringkv -n "$NAMESPACE" --reuse-values --set replicaCount="$1" --wait --timeout 5m >/dev/null
+  else
+    k scale "statefulset/$RELEASE" --replicas="$1" >/dev/null
+  fi
+  eventually 240 pods_ready "$1" || fail "$2: the release does not have exactly $1 Ready pods: $(release_pods)"
+}
+statefulset_generation() { # changes with every change of the StatefulSet's spec (a rollout)
+  k get statefulset "$RELEASE" -o jsonpath='{.metadata.generation}'
+}

@@ -1,0 +1,71 @@
+# shellcheck shell=bash
+# Sourced by e2e/run.sh: step 10, a rolling restart under load, a proof of "steady under restarts".
+#
+#   rolling_restart_under_k6   The chart's k6 Job (mixed, 2/3, $RESTART_RATE/s, every GET must
+#                              find its key; lib/loadtest-job.sh) runs while `kubectl rollout
+#                              restart` replaces the 3 pods one by one: k6 must count 0 failed
+#                              requests, and its load must cover the whole restart.
+
+RESTART_RATE=${E2E_RESTART_RATE:-100}              # k6 requests per second during the rolling restart
+RESTART_LOAD_SECONDS=${E2E_RESTART_LOAD_SECONDS:-150} # k6's run; the restart (69 s measured) must end within it
+
+k6_running() { # the loadtest Job's k6 container (not its fill) is running
+  local job_pod
+  job_pod=$(k get pods -l job-name="$LOADTEST_JOB" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null || true)
+  [ -n "$job_pod" ] && [ -n "$(k get pod "$job_pod" \
+    -o jsonpath='{.status.containerStatuses[?(@.name=="k6")].state.running.startedAt}' 2>/dev/null)" ]
+}
+
+rolling_restart_under_k6() {
+  local sts_generation uids_before uids_after t_start t_restart restart_took k6_log failed="" total="" exit_codes
+  uids_before=$(release_pods_uids)
+  enable_loadtest_job --set loadtest.rate="$RESTART_RATE" --set loadtest.duration="${RESTART_LOAD_SECONDS}s" \
+    --set loadtest.p99Ms=10000 --set loadtest.maxErrorRate=0 \
+    --set loadtest.activeDeadlineSeconds=$((RESTART_LOAD_SECONDS + 240)) \
+    --set-string loadtest.env.VUS=100 --set-string loadtest.env.MAX_VUS=300
+  log "Job $LOADTEST_JOB: fill 1000 keys, then mixed at 2/3, ${RESTART_RATE}/s for ${RESTART_LOAD_SECONDS}s; not one request may fail"
+
+  # The restart begins once k6 itself runs (the fill is done) and has run for a few seconds.
+  eventually 240 k6_running || fail "k6 did not start within 240s (the fill failed or is stuck): $(k logs "job/$LOADTEST_JOB" -c fill --tail=20 2>&1)"
+  t_start=$SECONDS
+  sleep 10
+  kubectl -n "$NAMESPACE" rollout restart "statefulset/$RELEASE" >/dev/null
+  t_restart=$SECONDS
+  k rollout status "statefulset/$RELEASE" --timeout="${RESTART_LOAD_SECONDS}s" >/dev/null \
+    || fail "the rolling restart did not finish within ${RESTART_LOAD_SECONDS}s"
+  restart_took=$((SECONDS - t_restart))
+  sts_generation=$(statefulset_generation)
+  uids_after=$(release_pods_uids)
+  [ "$(comm -12 <(tr ' ' '\n' <<<"$uids_before" | sort) <(tr ' ' '\n' <<<"$uids_after" | sort) | grep -c .)" = 0 ] \
+    || fail "the rollout did not replace every pod (uids before: $uids_before; after: $uids_after)"
+  # The load must have covered the whole restart: k6 still running now.
+  if [ -n "$(loadtest_job_status Complete)$(loadtest_job_status Failed)" ] || ! k6_running; then
+    fail "k6 ended before the rolling restart did (it took ${restart_took}s): raise E2E_RESTART_LOAD_SECONDS"
+  fi
+  log "kubectl rollout restart: the 3 pods replaced one by one in ${restart_took}s," \
+    "$((t_restart - t_start))s after k6 began; k6 runs $((RESTART_LOAD_SECONDS - (SECONDS - t_start)))s more"
+
+  wait_for_loadtest_job $((RESTART_LOAD_SECONDS + 120))
+  k6_log=$(k logs "job/$LOADTEST_JOB" -c k6 2>&1 || true)
+  # k6 logs each failed request as a warning: the first few say how they failed.
+  printf '%s\n' "$k6_log" | grep -E 'level=(warning|error)' | head -n 10 | cut -c1-300 | sed 's/^/    /' || true
+  printf '%s\n' "$k6_log" | grep -E '^ *(http_reqs|http_req_failed|http_req_duration |dropped_iterations|checks|vus_max)|FAILED' | sed 's/^ */    /' || true
+  # http_req_failed's line: "<rate>%  <failed> of <requests>".
+  read -r failed total < <(printf '%s\n' "$k6_log" | sed -n 's/^ *http_req_failed[ .]*[0-9.]*%  *\([0-9]*\) of \([0-9]*\).*/\1 \2/p') || true
+  [ -n "${total:-}" ] || { printf '%s\n' "$k6_log" | sed 's/^/    /'; fail "k6's log has no summary (http_req_failed)"; }
+  log "k6: $failed failed requests of $total during a rolling restart of $restart_took s" \
+    "($(printf '%s\n' "$k6_log" | sed -n 's/^ *http_reqs \.*[ .]*[0-9]*  *\([0-9.]*\/s\).*/\1/p'))"
+  if [ "$(loadtest_job_status Complete)" != True ] || [ "$failed" != 0 ]; then
+    exit_codes=$(k get pods -l job-name="$LOADTEST_JOB" -o jsonpath='{.items[*].status.containerStatuses[*].state.terminated.exitCode}' | xargs)
+    fail "the rolling restart under ${RESTART_RATE}/s failed $failed of $total requests (k6 exit code ${exit_codes:-none}; statuses above)"
+  fi
+  [ "$total" -ge $((RESTART_RATE * RESTART_LOAD_SECONDS * 9 / 10)) ] \
+    || fail "k6 made only $total requests, under 90 % of ${RESTART_RATE}/s for ${RESTART_LOAD_SECONDS}s"
+  eventually 60 all_pods_see 3 || fail "after the rolling restart not every pod sees the 3 members: $LAST_VIEW"
+
+  # Off again, as in step 9: the Job and ConfigMap go, the StatefulSet is left as it is.
+  disable_loadtest_job
+  [ "$(statefulset_generation)" = "$sts_generation" ] \
+    || fail "disabling the load test after the restart changed the StatefulSet (a second rollout)"
+  log "loadtest disabled again: Job, pod and ConfigMap gone; every pod sees the 3 members"
+}
