@@ -40,7 +40,8 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 LOG_NAME=bulk-load
 . bin/lib/common.sh
-. loadtest/lib/targets.sh
+. loadtest/lib/targets.sh # start_server, stop_all, rss_sampler, start_etcd, apt_install
+. loadtest/lib/jar.sh     # find_jar, random_secret
 
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -81,30 +82,16 @@ trap cleanup EXIT
 trap 'exit 130' INT; trap 'exit 143' TERM
 
 # ---- tools, ports -------------------------------------------------------------------------------------
-if [ "$with_ringkv" = 1 ]; then
-  if [ -n "$JAR" ]; then
-    [ -f "$JAR" ] || die "JAR=$JAR: no such file"
-    jar=$JAR
-  else
-    jar=service/target/ringkv.jar
-    if [ ! -f "$jar" ] || [ -n "$(find pom.xml service/pom.xml service/src/main -newer "$jar" -type f -print -quit)" ]; then
-      step "building $jar (it is missing or older than the sources)"
-      bin/with-jdk ./mvnw -B -q -DskipTests package
-    fi
-    [ -f "$jar" ] || die "no $jar: build it with bin/with-jdk ./mvnw -B -DskipTests package"
-  fi
-  cp "$jar" "$data_dir/ringkv.jar" # the nodes run a copy: a rebuild meanwhile cannot change it
-fi
+[ "$with_ringkv" = 0 ] || find_jar "$data_dir" # sets jar and node_jar
 apt_install wrk wrk "the load's client"
 case " $TARGETS " in *" etcd "*) apt_install etcd etcd-server "or leave etcd out of TARGETS" ;; esac
 
 ringkv_ports=("$PORT_BASE" "$((PORT_BASE + 1))" "$((PORT_BASE + 2))")
-etcd_client_ports=("$((PORT_BASE + 20))" "$((PORT_BASE + 21))" "$((PORT_BASE + 22))")
-etcd_peer_ports=("$((PORT_BASE + 30))" "$((PORT_BASE + 31))" "$((PORT_BASE + 32))")
+etcd_ports "$PORT_BASE"
 for port in "${ringkv_ports[@]}" "${etcd_client_ports[@]}" "${etcd_peer_ports[@]}"; do
   port_free "$port" || die "port $port is in use: set PORT_BASE to a free range"
 done
-secret=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n') # one random cluster secret per run
+secret=$(random_secret)
 logical=$((KEYS * (VALUE_BYTES + KEY_BYTES)))
 mib() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
 
@@ -230,7 +217,7 @@ for target in $TARGETS; do
     urls=() dirs=() logs=()
     for port in "${ringkv_ports[@]}"; do
       urls+=("http://127.0.0.1:$port") dirs+=("$data_dir/ringkv/node-$port") logs+=("$run_dir/logs/node-$port.log")
-      start_server "node-$port" "${logs[-1]}" bin/node --heap "$NODE_HEAP" --jar "$data_dir/ringkv.jar" \
+      start_server "node-$port" "${logs[-1]}" bin/node --heap "$NODE_HEAP" --jar "$node_jar" \
         --server.port="$port" --ringkv.data-dir="${dirs[-1]}" --ringkv.cluster.self="${urls[-1]}" \
         --ringkv.cluster.peers="$peers" --ringkv.cluster.secret="$secret"
     done
@@ -284,7 +271,7 @@ done
   echo
   echo "machine: $(uname -srm), $(nproc) cores, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo); load average before the run: $load_before"
   echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- service 2>/dev/null || echo ' (service/ has uncommitted changes)')"
-  [ "$with_ringkv" = 0 ] || echo "jar: $jar, sha256 $(sha256sum "$data_dir/ringkv.jar" | cut -c1-16)…; java: $(bin/with-jdk java -version 2>&1 | head -n 1); heap -Xmx$NODE_HEAP"
+  [ "$with_ringkv" = 0 ] || echo "jar: $jar, sha256 $(sha256sum "$node_jar" | cut -c1-16)…; java: $(bin/with-jdk java -version 2>&1 | head -n 1); heap -Xmx$NODE_HEAP"
   echo "wrk: $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2)$(command -v etcd >/dev/null && echo "; etcd: $(etcd --version 2>/dev/null | head -n 1 | sed 's/^etcd Version: //')")"
   echo "results: ${run_dir#"$repo"/}"
 } >"$run_dir/summary.md"

@@ -26,6 +26,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 LOG_NAME=repair-impact
 . bin/lib/common.sh
+. loadtest/lib/profiler.sh # fetch_async_profiler, ap_agent, flame_graph
+step() { log "$*"; }
 
 KEYS=${KEYS:-200000}
 RATE=${RATE:-300}
@@ -82,16 +84,17 @@ p() { # summary quantile -> milliseconds of http_req_duration
 }
 
 profile() { # start|stop: async-profiler in every node, loaded with jcmd; flame graphs into $out
-  local i
+  local i jfr
   for i in 0 1 2; do
+    jfr=$out/node$i.jfr
     if [ "$1" = start ]; then
-      bin/with-jdk jcmd "${pids[$i]}" JVMTI.agent_load "$ap_lib" "\"start,event=cpu,alloc=512k,jfr,file=$out/node$i.jfr\"" >>"$out/jcmd.log" 2>&1
+      ap_agent "${pids[$i]}" "start,event=cpu,alloc=512k,jfr,file=$jfr" "$out/jcmd.log"
     else
-      bin/with-jdk jcmd "${pids[$i]}" JVMTI.agent_load "$ap_lib" stop >>"$out/jcmd.log" 2>&1
-      bin/with-jdk java -jar "$ap_conv" --cpu "$out/node$i.jfr" "$out/flame-node$i-cpu.html" >>"$out/jcmd.log" 2>&1
-      bin/with-jdk java -jar "$ap_conv" --alloc "$out/node$i.jfr" "$out/flame-node$i-alloc.html" >>"$out/jcmd.log" 2>&1
-      bin/with-jdk java -jar "$ap_conv" --cpu -o collapsed "$out/node$i.jfr" "$out/node$i-cpu.collapsed" >>"$out/jcmd.log" 2>&1
-      rm -f "$out/node$i.jfr"
+      ap_agent "${pids[$i]}" stop "$out/jcmd.log"
+      flame_graph cpu "$jfr" "$out/flame-node$i-cpu.html" "$out/jcmd.log"
+      flame_graph alloc "$jfr" "$out/flame-node$i-alloc.html" "$out/jcmd.log"
+      flame_graph cpu "$jfr" "$out/node$i-cpu.collapsed" "$out/jcmd.log" -o collapsed
+      rm -f "$jfr"
     fi
   done
 }
@@ -101,18 +104,8 @@ jvm_flags=()
 for flag in "${flags[@]}"; do jvm_flags+=(--jvm "$flag"); done
 profile_flags=()
 if [ "${PROFILE:-0}" = 1 ]; then
-  # As loadtest/run.sh: an agent loaded later without a warning, and stacks exact between safepoints.
-  profile_flags=(--jvm -XX:+EnableDynamicAgentLoading --jvm -XX:+UnlockDiagnosticVMOptions --jvm -XX:+DebugNonSafepoints)
-  ap_dir=${XDG_CACHE_HOME:-$HOME/.cache}/ringkv-loadtest/async-profiler-4.5
-  ap_lib=$ap_dir/linux-x64/libasyncProfiler.so
-  ap_conv=$ap_dir/jfr-converter-4.5.jar
-  if [ ! -f "$ap_lib" ] || [ ! -f "$ap_conv" ]; then
-    mkdir -p "$ap_dir"
-    for artifact in async-profiler jfr-converter; do
-      bin/with-jdk ./mvnw -B -q -N dependency:copy -Dartifact="tools.profiler:$artifact:4.5" -DoutputDirectory="$ap_dir"
-    done
-    (cd "$ap_dir" && unzip -o -q async-profiler-4.5.jar 'linux-x64/*')
-  fi
+  for flag in "${PROFILE_JVM_FLAGS[@]}"; do profile_flags+=(--jvm "$flag"); done
+  fetch_async_profiler "${LOADTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ringkv-loadtest}" # as run.sh: sets ap_lib, ap_conv
 fi
 
 for i in 0 1 2; do start_node "$i"; done

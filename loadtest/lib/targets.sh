@@ -62,6 +62,11 @@ rss_sampler() {
   done
 }
 
+etcd_ports() { # port-base: sets etcd_client_ports (base+20..+22) and etcd_peer_ports (base+30..+32)
+  etcd_client_ports=("$(($1 + 20))" "$(($1 + 21))" "$(($1 + 22))")
+  etcd_peer_ports=("$(($1 + 30))" "$(($1 + 31))" "$(($1 + 32))")
+}
+
 start_etcd() { # three members, fresh data, default durability (fsync of the WAL per write)
   local i name cport pport initial="" url _
   for i in 0 1 2; do initial+="etcd-$i=http://127.0.0.1:${etcd_peer_ports[$i]},"; done

@@ -1,0 +1,85 @@
+# Sourced by loadtest/run.sh: what it needs beside k6 (a Python with matplotlib for the charts,
+# the service's classpath for the baselines), and env.txt, what a reader of the report must know
+# about the run: the machine, the builds and tools, each store's durability, the settings.
+# Uses run.sh's globals and settings (see its --help).
+# shellcheck shell=bash disable=SC2154,SC2034
+
+find_python() { # sets py: python3 when it has matplotlib, else a venv in the cache with it
+  py=""
+  if python3 -c 'import matplotlib' 2>/dev/null; then py=python3; return 0; fi
+  local venv=$cache_dir/venv
+  if ! "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
+    step "installing matplotlib into ${venv/#"$HOME"/\~} (for the charts)"
+    if python3 -m venv "$venv" && "$venv/bin/pip" install -q matplotlib; then :; else
+      log "WARNING: no matplotlib: the report will have tables but no charts"
+    fi
+  fi
+  if "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then py=$venv/bin/python; else py=python3; fi
+}
+
+baseline_classpath() { # sets classpath: the service's runtime classpath (resolved once per pom, then cached)
+  local key file
+  key=$(sha1sum pom.xml service/pom.xml | sha1sum | cut -c1-12)
+  file=$cache_dir/classpath-$key.txt
+  if [ ! -s "$file" ]; then
+    step "resolving the service's runtime classpath for the Netty and WebFlux baselines"
+    bin/with-jdk ./mvnw -B -q -f service/pom.xml dependency:build-classpath \
+      -Dmdep.includeScope=runtime -Dmdep.outputFile="$file"
+  fi
+  classpath=$(cat "$file")
+}
+
+describe_run() { # env.txt on stdout
+  echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  echo "ahead-of-time cache: $aot_used"
+  echo "command: $(printf '%q ' env TARGETS="$TARGETS" RATES="$RATES" DURATION="$DURATION" SCENARIOS="$SCENARIOS" \
+    REPLICAS_LIST="$REPLICAS_LIST" KEYSPACE="$KEYSPACE" VALUE_SIZE="$VALUE_SIZE" WARMUP="$WARMUP" \
+    COLD_DURATION="$COLD_DURATION" WRK="$WRK" WRK_DURATION="$WRK_DURATION" PROFILE="$PROFILE" \
+    ${JAR:+JAR="$JAR"} loadtest/run.sh)"
+  if [ -n "$JAR" ]; then
+    echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown) (the checkout; the nodes run JAR, not a build of it)"
+  else
+    echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- service 2>/dev/null || echo ' (service/ has uncommitted changes)')"
+  fi
+  echo "jar: $jar, sha256 $jar_sum…, $(($(stat -c %s "$node_jar") / 1048576)) MiB, modified $(date -u -r "$jar" '+%Y-%m-%d %H:%M:%S UTC')"
+  echo "targets: $TARGETS"
+  echo "machine: $(uname -srm), $(nproc) cores, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
+  echo "cpu: $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
+  echo "load before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "java: $(bin/with-jdk java -version 2>&1 | head -n 1)"
+  echo "k6: $("$k6" version 2>/dev/null | head -n 1)"
+  [ "$WRK" != 1 ] || echo "wrk: $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2)"
+  ! contains "$TARGETS" etcd || echo "etcd: $(etcd --version 2>/dev/null | head -n 1 | sed 's/^etcd Version: //')"
+  echo "heap: -Xmx$NODE_HEAP (ringkv nodes: direct memory a quarter of it, as bin/node --heap sizes it)"
+  echo "clock ticks: $(getconf CLK_TCK)"
+  durability
+  echo "cluster secret: a random one per benchmark, given to every ringkv node (--ringkv.cluster.secret)"
+  echo "warm-up: mixed at $WARMUP_RATE/s for $WARMUP per target"
+  if contains "$TARGETS" cluster || contains "$TARGETS" cluster-sync; then
+    echo "cold start (cluster targets): mixed at $COLD_RATE/s, replicas 2/3, for $COLD_DURATION on the empty store as soon as every node is ready"
+  fi
+  [ "$WRK" != 1 ] ||
+    echo "wrk: closed loop, mixed (READ_RATIO ${READ_RATIO:-0.5}, uniform keys), 3 processes × -t1 -c$WRK_CONNECTIONS for $WRK_DURATION per target"
+  [ -z "$SLOW_NODE_DELAY" ] || echo "slow node: the clusters' third node answers replica calls $SLOW_NODE_DELAY late"
+  local v
+  for v in DISTRIBUTION VUS MAX_VUS P99_MS READ_RATIO DELETE_RATIO RANGE_SIZE EXECUTOR STAGES RATE_START ZIPF_THETA TIMEOUT; do
+    [ -z "${!v:-}" ] || echo "$v: ${!v}"
+  done
+}
+
+durability() { # what an acknowledged write survives, and what a read sees, for each store measured
+  if contains "$TARGETS" cluster || contains "$TARGETS" single; then
+    echo "durability ringkv (cluster, single): WAL written but not fsynced per write (ringkv.storage.sync-writes=false, the default); a write is acknowledged once ack of from replicas have it"
+  fi
+  ! contains "$TARGETS" cluster-sync ||
+    echo "durability cluster-sync: WAL fsynced per write (--ringkv.storage.sync-writes=true); a write is acknowledged once ack of from replicas have fsynced it"
+  ! contains "$TARGETS" etcd ||
+    echo "durability etcd: Raft, every write fsynced on every member (etcd's default), acknowledged once a majority has it"
+  ! contains "$TARGETS" netty || echo "durability netty: none (answers from memory, stores nothing)"
+  ! contains "$TARGETS" webflux || echo "durability webflux: none (answers from memory, stores nothing)"
+  if contains "$TARGETS" etcd; then
+    echo "reads: ringkv a quorum of ack of from replicas (REPLICAS); etcd linearizable (the default, serializable=false)"
+  else
+    echo "reads: ringkv a quorum of ack of from replicas (REPLICAS)"
+  fi
+}

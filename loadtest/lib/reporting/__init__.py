@@ -1,0 +1,1 @@
+"""Turns a loadtest/run.sh results folder into report.md and PNG charts (see loadtest/report.py)."""
