@@ -16,6 +16,7 @@ import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.RecordBatch;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;
+import io.ringkv.storage.TokenIndex;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -64,7 +65,7 @@ public final class RangeSync {
     static final int TRANSFERS = 2;
 
     private final LocalReplica local;
-    private final RocksStore store;
+    private final TokenIndex tokens;
     private final Scheduler storage;
     private final HybridClock clock;
     private final Throttle throttle;
@@ -78,7 +79,7 @@ public final class RangeSync {
     public RangeSync(LocalReplica local, RocksStore store, Scheduler storage, HybridClock clock, Throttle throttle,
             MeterRegistry meters) {
         this.local = local;
-        this.store = store;
+        this.tokens = new TokenIndex(store);
         this.storage = storage;
         this.clock = clock;
         this.throttle = throttle;
@@ -140,7 +141,7 @@ public final class RangeSync {
     }
 
     private Mono<long[]> localDigests(List<Interval> intervals) {
-        return Mono.fromCallable(() -> store.digests(TokenIntervals.flatten(intervals))).subscribeOn(storage);
+        return Mono.fromCallable(() -> tokens.digests(TokenIntervals.flatten(intervals))).subscribeOn(storage);
     }
 
     /** Compares both sides' versions in the interval and moves the newer record of every key that differs. */
@@ -163,7 +164,7 @@ public final class RangeSync {
     private Mono<List<KeyedRecord>> localVersions(Interval interval) {
         return Mono.fromCallable(() -> {
             List<KeyedRecord> versions = new ArrayList<>();
-            try (RecordCursor cursor = store.openTokenRange(interval.low(), interval.high())) {
+            try (RecordCursor cursor = tokens.openTokenRange(interval.low(), interval.high())) {
                 for (KeyedRecord next = cursor.next(); next != null; next = cursor.next()) {
                     versions.add(next);
                 }

@@ -13,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.ringkv.replication.ReplicaHistory;
+import io.ringkv.storage.MetaStore;
 import io.ringkv.storage.RocksStore;
 
 /**
@@ -38,7 +39,7 @@ public final class RepairLedger implements ReplicaHistory {
     private static final String LEFT = "left";
     private static final String DATA_HOLDERS = "data-holders";
 
-    private final RocksStore store;
+    private final MetaStore meta;
     private final Map<String, Long> repaired = new ConcurrentHashMap<>();
     /** Peers that missed writes no hint holds, with when they last did. */
     private final Map<String, Long> needsRepair = new ConcurrentHashMap<>();
@@ -52,7 +53,7 @@ public final class RepairLedger implements ReplicaHistory {
 
     /** Reads what the store kept, clearing a store whose node had left; blocking, at start. */
     public RepairLedger(RocksStore store) {
-        this.store = store;
+        this.meta = new MetaStore(store);
         String membership = text(MEMBERSHIP);
         if (membership.equals(LEFT)) {
             log.warn("this volume belonged to a node that left the cluster: its data may be older than what the cluster"
@@ -226,18 +227,18 @@ public final class RepairLedger implements ReplicaHistory {
     }
 
     private String text(String key) {
-        return store.meta(key).map(bytes -> new String(bytes, StandardCharsets.UTF_8)).orElse("");
+        return meta.get(key).map(bytes -> new String(bytes, StandardCharsets.UTF_8)).orElse("");
     }
 
     private long number(String key) {
-        return store.meta(key).filter(bytes -> bytes.length == 8).map(bytes -> ByteBuffer.wrap(bytes).getLong()).orElse(0L);
+        return meta.get(key).filter(bytes -> bytes.length == 8).map(bytes -> ByteBuffer.wrap(bytes).getLong()).orElse(0L);
     }
 
     private CompletableFuture<Boolean> save(String key, String text) {
-        return store.putMeta(key, text.getBytes(StandardCharsets.UTF_8));
+        return meta.put(key, text.getBytes(StandardCharsets.UTF_8));
     }
 
     private void saveNumber(String key, long value) {
-        store.putMeta(key, ByteBuffer.allocate(8).putLong(value).array());
+        meta.put(key, ByteBuffer.allocate(8).putLong(value).array());
     }
 }

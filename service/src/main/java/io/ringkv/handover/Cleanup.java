@@ -24,6 +24,7 @@ import io.ringkv.ring.TokenRange.Interval;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;
+import io.ringkv.storage.TokenIndex;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -68,6 +69,7 @@ public final class Cleanup {
     }
 
     private final RocksStore store;
+    private final TokenIndex tokens;
     private final Scheduler storage;
     private final ClusterMembership membership;
     private final int replicationFactor;
@@ -84,6 +86,7 @@ public final class Cleanup {
     public Cleanup(RocksStore store, Scheduler storage, ClusterMembership membership, int replicationFactor, RangeSync sync,
             Function<String, RemoteReplica> peers) {
         this.store = store;
+        this.tokens = new TokenIndex(store);
         this.storage = storage;
         this.membership = membership;
         this.replicationFactor = replicationFactor;
@@ -230,7 +233,7 @@ public final class Cleanup {
 
     /** Drops the interval's records page by page; false if the ring changed meanwhile (nothing more is dropped). */
     private boolean dropAll(Interval interval, ClusterMembership.View view) {
-        try (RecordCursor cursor = store.openTokenRange(interval.low(), interval.high())) {
+        try (RecordCursor cursor = tokens.openTokenRange(interval.low(), interval.high())) {
             List<CompletableFuture<Boolean>> page = new ArrayList<>(PAGE);
             for (KeyedRecord keyed = cursor.next(); keyed != null; keyed = cursor.next()) {
                 if (membership.view() != view) {

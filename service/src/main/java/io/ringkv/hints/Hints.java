@@ -24,6 +24,7 @@ import io.ringkv.replication.MissedWrites;
 import io.ringkv.replication.RemoteReplica;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordCodec;
+import io.ringkv.storage.HintStore;
 import io.ringkv.storage.RocksStore;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -64,7 +65,7 @@ public final class Hints implements MissedWrites, SmartLifecycle {
         }
     }
 
-    private final RocksStore store;
+    private final HintStore store;
     private final Scheduler storage;
     private final Settings settings;
     private final Function<String, RemoteReplica> peers;
@@ -84,7 +85,7 @@ public final class Hints implements MissedWrites, SmartLifecycle {
      */
     public Hints(RocksStore store, Scheduler storage, Settings settings, Function<String, RemoteReplica> peers,
             RepairLedger ledger, LongSupplier clock, MeterRegistry meters) {
-        this.store = store;
+        this.store = new HintStore(store);
         this.storage = storage;
         this.settings = settings;
         this.peers = peers;
@@ -137,7 +138,7 @@ public final class Hints implements MissedWrites, SmartLifecycle {
         target.bytes.addAndGet(value.length);
         target.count.incrementAndGet();
         stored.increment();
-        store.putHint(hintKey(peer, nextSequence()), value).exceptionally(error -> {
+        store.put(hintKey(peer, nextSequence()), value).exceptionally(error -> {
             // Storage is full (or closing): the write this hint was for reaches the peer only
             // through a full repair, which must start after it.
             log.debug("a hint for {} could not be stored: {}", peer, error.toString());
@@ -176,9 +177,9 @@ public final class Hints implements MissedWrites, SmartLifecycle {
      */
     private void dropAll(String peer, Target target) {
         byte[] prefix = prefix(peer);
-        for (List<byte[][]> page = store.hints(prefix, null, PAGE); !page.isEmpty(); page = store.hints(prefix, null, PAGE)) {
+        for (List<byte[][]> page = store.page(prefix, null, PAGE); !page.isEmpty(); page = store.page(prefix, null, PAGE)) {
             for (byte[][] hint : page) {
-                store.deleteHint(hint[0]).join();
+                store.delete(hint[0]).join();
                 dropped.increment();
             }
         }
@@ -208,7 +209,7 @@ public final class Hints implements MissedWrites, SmartLifecycle {
     /** Storage thread, at start: the hints kept from before a restart, and how old each peer's are. */
     private void load() {
         byte[] after = null;
-        for (List<byte[][]> page = store.hints(new byte[0], null, PAGE); !page.isEmpty(); page = store.hints(new byte[0], after, PAGE)) {
+        for (List<byte[][]> page = store.page(new byte[0], null, PAGE); !page.isEmpty(); page = store.page(new byte[0], after, PAGE)) {
             for (byte[][] hint : page) {
                 byte[] key = hint[0];
                 int separator = key.length - 9;
@@ -249,10 +250,10 @@ public final class Hints implements MissedWrites, SmartLifecycle {
         }
         byte[] prefix = prefix(name);
         // Page after page until none is left: each page starts after the last hint replayed.
-        return Mono.fromCallable(() -> store.hints(prefix, null, PAGE))
+        return Mono.fromCallable(() -> store.page(prefix, null, PAGE))
                 .subscribeOn(storage)
                 .expand(page -> page.size() < PAGE ? Mono.empty()
-                        : Mono.fromCallable(() -> store.hints(prefix, page.get(page.size() - 1)[0], PAGE)).subscribeOn(storage))
+                        : Mono.fromCallable(() -> store.page(prefix, page.get(page.size() - 1)[0], PAGE)).subscribeOn(storage))
                 .concatMapIterable(page -> page)
                 .concatMap(hint -> {
                     ByteBuffer value = ByteBuffer.wrap(hint[1]);
@@ -263,7 +264,7 @@ public final class Hints implements MissedWrites, SmartLifecycle {
                     Duration wait = throttle.reserve(hint[1].length);
                     return Mono.delay(wait)
                             .then(peer.replay(key, RecordCodec.decode(encoded)))
-                            .then(Mono.fromFuture(() -> store.deleteHint(hint[0])))
+                            .then(Mono.fromFuture(() -> store.delete(hint[0])))
                             .doOnSuccess(ignored -> {
                                 target.bytes.addAndGet(-hint[1].length);
                                 target.count.decrementAndGet();

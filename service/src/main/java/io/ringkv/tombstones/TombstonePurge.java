@@ -13,6 +13,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
 import io.ringkv.storage.RocksStore;
+import io.ringkv.storage.TombstoneIndex;
 
 /**
  * Drops tombstones once they are older than the grace period, counted from the delete's own
@@ -23,7 +24,7 @@ public final class TombstonePurge implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(TombstonePurge.class);
 
-    private final RocksStore store;
+    private final TombstoneIndex tombstones;
     private final Scheduler storage;
     private final Duration every;
     private final LongSupplier cutoff;
@@ -31,7 +32,7 @@ public final class TombstonePurge implements SmartLifecycle {
 
     /** @param cutoff the timestamp before which a tombstone may go (now minus the grace period) */
     public TombstonePurge(RocksStore store, Scheduler storage, Duration every, LongSupplier cutoff) {
-        this.store = store;
+        this.tombstones = new TombstoneIndex(store);
         this.storage = storage;
         this.every = every;
         this.cutoff = cutoff;
@@ -39,7 +40,7 @@ public final class TombstonePurge implements SmartLifecycle {
 
     /** One pass now; blocking. */
     public long purge() {
-        long dropped = store.purgeTombstonesBefore(cutoff.getAsLong());
+        long dropped = tombstones.purgeTombstonesBefore(cutoff.getAsLong());
         if (dropped > 0) {
             log.info("dropped {} tombstones past the grace period", dropped);
         }

@@ -10,8 +10,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.ringkv.storage.HintStore;
+import io.ringkv.storage.MetaStore;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RocksStore;
+import io.ringkv.storage.TokenIndex;
+import io.ringkv.storage.TombstoneIndex;
 import io.ringkv.support.TestStores;
 
 /** What a store remembers of its node's membership across restarts, and the volume of a node that left. */
@@ -60,7 +64,7 @@ class RepairLedgerTest {
         ledger.markJoined();
         store.apply(bytes("deleted-later"), Record.value(1, bytes("old"))).join();
         store.apply(bytes("tombstone"), Record.tombstone(2)).join();
-        store.putHint(bytes("hint-1"), bytes("a write for a peer")).join();
+        new HintStore(store).put(bytes("hint-1"), bytes("a write for a peer")).join();
         ledger.repaired("http://peer:1", 100);
         ledger.markLeft().join();
 
@@ -68,9 +72,9 @@ class RepairLedgerTest {
         assertThat(store.get(bytes("deleted-later"))).as("could resurrect a delete the cluster has since purged").isEmpty();
         assertThat(store.get(bytes("tombstone"))).isEmpty();
         assertThat(store.isEmpty()).isTrue();
-        assertThat(store.digest(Long.MIN_VALUE, Long.MAX_VALUE).keys()).as("the token index too").isZero();
-        assertThat(store.purgeTombstonesBefore(Long.MAX_VALUE)).as("and the tombstones' index").isZero();
-        assertThat(store.hints(new byte[0], null, 10)).as("hints of old writes, which could resurrect too").isEmpty();
+        assertThat(new TokenIndex(store).digest(Long.MIN_VALUE, Long.MAX_VALUE).keys()).as("the token index too").isZero();
+        assertThat(new TombstoneIndex(store).purgeTombstonesBefore(Long.MAX_VALUE)).as("and the tombstones' index").isZero();
+        assertThat(new HintStore(store).page(new byte[0], null, 10)).as("hints of old writes, which could resurrect too").isEmpty();
         assertThat(back.joined()).as("it joins like a new node").isFalse();
         assertThat(back.lastRepairMillis("http://peer:1")).isZero();
         assertThat(new RepairLedger(reopen()).joined()).as("cleared once, not on every start").isFalse();
@@ -99,7 +103,7 @@ class RepairLedgerTest {
     void repairsAPeerRanAreRecordedUnderItsNameAndOldEntriesWithAddressesAreDropped() {
         RepairLedger ledger = new RepairLedger(reopen());
         ledger.repaired("http://peer:1", 100);
-        store.putMeta("repaired", "http://peer:1=100\nhttp://peer:2 at /10.0.0.7:41234=200"
+        new MetaStore(store).put("repaired", "http://peer:1=100\nhttp://peer:2 at /10.0.0.7:41234=200"
                 .getBytes(java.nio.charset.StandardCharsets.UTF_8)).join();
 
         RepairLedger back = new RepairLedger(reopen());
