@@ -28,7 +28,7 @@ import io.ringkv.health.PeerMonitors;
 import io.ringkv.health.Readiness;
 import io.ringkv.metrics.ClientRequestMetrics;
 import io.ringkv.overload.AdmissionControl;
-import io.ringkv.peer.PeerServer;
+import io.ringkv.peer.server.PeerServer;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.DnsDiscovery;

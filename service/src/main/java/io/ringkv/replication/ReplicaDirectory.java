@@ -11,8 +11,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.ringkv.health.PeerMonitors;
-import io.ringkv.peer.PeerConnector;
-import io.ringkv.peer.PeerStatus;
+import io.ringkv.peer.client.PeerConnector;
+import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;
 import io.ringkv.ring.RingNotKnownException;

@@ -7,8 +7,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
-import io.ringkv.peer.PeerService;
-import io.ringkv.peer.PeerStatus;
+import io.ringkv.peer.server.PeerService;
+import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordCursor;

@@ -3,10 +3,10 @@ package io.ringkv.support;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
-import io.ringkv.peer.Handshake;
-import io.ringkv.peer.NodeInfoClient;
-import io.ringkv.peer.PeerClient;
-import io.ringkv.peer.PeerConnector;
+import io.ringkv.peer.client.NodeInfoClient;
+import io.ringkv.peer.client.PeerClient;
+import io.ringkv.peer.client.PeerConnector;
+import io.ringkv.peer.wire.Handshake;
 import reactor.netty.resources.LoopResources;
 
 /**

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.ringkv.antientropy.RepairLedger;
-import io.ringkv.peer.PeerStatus;
+import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.replication.HybridClock;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.MemberState;

@@ -1,4 +1,4 @@
-package io.ringkv.peer;
+package io.ringkv.peer.wire;
 
 import java.nio.ByteOrder;
 
@@ -13,19 +13,19 @@ import io.netty.handler.codec.TooLongFrameException;
  * connection that has not proven the secret cannot make the node buffer a large frame. A frame over
  * the limit, or too short to hold a type and an id, ends the connection.
  */
-final class FrameDecoder extends LengthFieldBasedFrameDecoder {
+public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
-    static final int HANDSHAKE_LIMIT = 4096;
+    public static final int HANDSHAKE_LIMIT = 4096;
 
     private boolean authenticated;
 
     /** @param maxFrame the largest frame, length field excluded, once the peer is authenticated */
-    FrameDecoder(int maxFrame) {
+    public FrameDecoder(int maxFrame) {
         super(maxFrame, 0, Wire.LENGTH_FIELD, 0, Wire.LENGTH_FIELD);
     }
 
     /** Called on the channel's event loop once the handshake succeeded. */
-    void authenticated() {
+    public void authenticated() {
         authenticated = true;
     }
 

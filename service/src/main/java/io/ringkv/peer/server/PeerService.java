@@ -1,8 +1,9 @@
-package io.ringkv.peer;
+package io.ringkv.peer.server;
 
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
+import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;

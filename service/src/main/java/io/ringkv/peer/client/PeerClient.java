@@ -1,4 +1,4 @@
-package io.ringkv.peer;
+package io.ringkv.peer.client;
 
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -7,6 +7,8 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
+import io.ringkv.peer.wire.PeerException;
+import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordBatch;

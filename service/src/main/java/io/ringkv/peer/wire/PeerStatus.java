@@ -1,4 +1,4 @@
-package io.ringkv.peer;
+package io.ringkv.peer.wire;
 
 /**
  * What a node tells about itself in a PING, and the peer in its answer.
@@ -16,7 +16,7 @@ public record PeerStatus(int state, long purgedBefore, long lastRepairWithReceiv
     /** From a peer of an older protocol, which tells nothing. */
     public static final PeerStatus UNKNOWN = new PeerStatus(-1, 0, -1);
 
-    static final int WIRE_BYTES = 17;
+    public static final int WIRE_BYTES = 17;
     /** What a PING answer of protocol version 2 held: the state and the horizon. */
     static final int VERSION_2_BYTES = 9;
 }

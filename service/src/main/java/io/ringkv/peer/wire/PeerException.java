@@ -1,4 +1,4 @@
-package io.ringkv.peer;
+package io.ringkv.peer.wire;
 
 import io.netty.buffer.ByteBuf;
 
@@ -19,7 +19,7 @@ public abstract sealed class PeerException extends RuntimeException {
     /** Whether it says the peer is unwell, so that its circuit breaker should count it. */
     public abstract boolean peerFailure();
 
-    static PeerException from(String peer, ByteBuf errorPayload) {
+    public static PeerException from(String peer, ByteBuf errorPayload) {
         Wire.ErrorCode code = Wire.ErrorCode.of(errorPayload.readUnsignedShort());
         return new Remote(peer, code, Wire.readText(errorPayload));
     }

@@ -1,4 +1,4 @@
-package io.ringkv.peer;
+package io.ringkv.peer.server;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -17,6 +17,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.Channel;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.ringkv.overload.ByteBound;
+import io.ringkv.peer.wire.FrameDecoder;
+import io.ringkv.peer.wire.Handshake;
+import io.ringkv.peer.wire.Wire;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.netty.DisposableServer;

@@ -1,4 +1,4 @@
-package io.ringkv.peer;
+package io.ringkv.peer.server;
 
 import java.util.function.UnaryOperator;
 

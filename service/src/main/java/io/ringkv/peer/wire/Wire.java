@@ -1,4 +1,4 @@
-package io.ringkv.peer;
+package io.ringkv.peer.wire;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -39,13 +39,13 @@ public final class Wire {
 
     /** Bytes before the payload: length, type and id. */
     public static final int HEADER = 9;
-    static final int LENGTH_FIELD = 4;
+    public static final int LENGTH_FIELD = 4;
 
     /**
      * The largest frame a peer may send, length field included: one record of the largest size in
      * any message, or a full batch. Every frame type above fits.
      */
-    static int maxFrame(int maxKeyLength, int maxRecordLength) {
+    public static int maxFrame(int maxKeyLength, int maxRecordLength) {
         return HEADER + 2 + Math.max(RecordBatch.MAX_BYTES, 2 + maxKeyLength + 4 + maxRecordLength);
     }
 
@@ -147,7 +147,7 @@ public final class Wire {
     }
 
     /** A frame with room for the payload; the caller writes the payload and then {@link #seal}s it. */
-    static ByteBuf begin(ByteBufAllocator allocator, byte type, int id, int payloadHint) {
+    public static ByteBuf begin(ByteBufAllocator allocator, byte type, int id, int payloadHint) {
         ByteBuf frame = allocator.buffer(HEADER + payloadHint);
         frame.writeInt(0);
         frame.writeByte(type);
@@ -156,7 +156,7 @@ public final class Wire {
     }
 
     /** Writes the length field once the payload is complete. */
-    static ByteBuf seal(ByteBuf frame) {
+    public static ByteBuf seal(ByteBuf frame) {
         frame.setInt(frame.readerIndex(), frame.readableBytes() - LENGTH_FIELD);
         return frame;
     }

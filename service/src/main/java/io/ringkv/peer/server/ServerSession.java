@@ -1,4 +1,4 @@
-package io.ringkv.peer;
+package io.ringkv.peer.server;
 
 import java.io.IOException;
 import java.util.HashMap;
@@ -23,6 +23,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.ringkv.peer.wire.FrameDecoder;
+import io.ringkv.peer.wire.Handshake;
+import io.ringkv.peer.wire.PeerStatus;
+import io.ringkv.peer.wire.Wire;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordBatch;

@@ -1,4 +1,4 @@
-package io.ringkv.peer;
+package io.ringkv.peer.wire;
 
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;

@@ -1,4 +1,4 @@
-package io.ringkv.peer;
+package io.ringkv.peer.server;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.netty.buffer.ByteBuf;
+import io.ringkv.peer.wire.Wire;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.RecordBatch;
 import io.ringkv.storage.RecordCursor;

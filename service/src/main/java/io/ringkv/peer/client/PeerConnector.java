@@ -1,4 +1,4 @@
-package io.ringkv.peer;
+package io.ringkv.peer.client;
 
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -6,6 +6,10 @@ import java.time.Duration;
 
 import io.netty.channel.ChannelOption;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import io.ringkv.peer.wire.FrameDecoder;
+import io.ringkv.peer.wire.Handshake;
+import io.ringkv.peer.wire.PeerException;
+import io.ringkv.peer.wire.Wire;
 import reactor.core.publisher.Mono;
 import reactor.netty.NettyPipeline;
 import reactor.netty.resources.LoopResources;

@@ -1,4 +1,4 @@
-package io.ringkv.peer;
+package io.ringkv.peer.client;
 
 import java.net.URI;
 import java.time.Duration;
