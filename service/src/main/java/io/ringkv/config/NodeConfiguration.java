@@ -31,9 +31,11 @@ import io.ringkv.kubernetes.GeneratedClusterSecret;
 import io.ringkv.kubernetes.KubernetesApi;
 import io.ringkv.kubernetes.StatefulSetScale;
 import io.ringkv.peer.client.NodeInfoClient;
+import io.ringkv.peer.client.ConnectionSettings;
 import io.ringkv.peer.client.PeerConnector;
 import io.ringkv.peer.server.PeerServer;
 import io.ringkv.peer.server.PeerServerCustomizer;
+import io.ringkv.peer.server.ServerSettings;
 import io.ringkv.peer.wire.Handshake;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.replication.HybridClock;
@@ -236,7 +238,7 @@ public class NodeConfiguration {
             ObjectProvider<PeerServerCustomizer> customizers) {
         var overload = properties.overload();
         Duration replicationTimeout = properties.replication().timeout();
-        var settings = new PeerServer.Settings(properties.cluster().listenPort(),
+        var settings = new ServerSettings(properties.cluster().listenPort(),
                 handshake, KeyedRecord.MAX_KEY_BYTES, maxRecordBytes(properties),
                 overload.maxReplicaRequests(), overload.maxBytesInFlight().toBytes(), replicationTimeout,
                 replicationTimeout.multipliedBy(5));
@@ -249,7 +251,7 @@ public class NodeConfiguration {
     PeerConnector peerConnector(RingkvProperties properties, ClusterMembership membership, Handshake handshake,
             ReactorResourceFactory resources, NodeInfoClient nodeInfo) {
         var replication = properties.replication();
-        var settings = new PeerConnector.Settings(membership.self(), handshake,
+        var settings = new ConnectionSettings(membership.self(), handshake,
                 replication.timeout(), replication.maxConnections(), SCAN_WINDOW_BYTES,
                 KeyedRecord.MAX_KEY_BYTES, maxRecordBytes(properties), properties.cluster().discovery().refreshInterval());
         return new PeerConnector(settings, resources.getLoopResources(), nodeInfo);

@@ -32,11 +32,20 @@ public final class PeerClient implements AutoCloseable {
     private volatile Integer port;
     private volatile boolean closed;
 
-    PeerClient(String peer, InetSocketAddress address, PeerConnector connector) {
+    /** A client of the peer, found by its name's host and the cluster port it tells. */
+    public PeerClient(String peer, PeerConnector connector) {
+        this(peer, null, connector);
+    }
+
+    /**
+     * A client of the peer at a fixed address instead: where its name does not resolve, or its port
+     * is mapped elsewhere (Docker, a proxy). The handshake still checks that the peer is who it should be.
+     */
+    public PeerClient(String peer, InetSocketAddress address, PeerConnector connector) {
         this.peer = peer;
         this.address = address;
         this.connector = connector;
-        this.slots = new Slot[connector.connectionsPerPeer()];
+        this.slots = new Slot[connector.settings().connectionsPerPeer()];
         for (int i = 0; i < slots.length; i++) {
             slots[i] = new Slot();
         }
@@ -97,7 +106,7 @@ public final class PeerClient implements AutoCloseable {
     /** A stream's flow control bounds it once open; connecting has the timeout. */
     private Flux<KeyedRecord> stream(Function<PeerConnection, Flux<KeyedRecord>> opening) {
         return connection()
-                .timeout(connector.timeout(), Mono.error(() -> new PeerException.Unavailable(peer, "no connection within " + connector.timeout())))
+                .timeout(connector.settings().timeout(), Mono.error(() -> new PeerException.Unavailable(peer, "no connection within " + connector.settings().timeout())))
                 .flatMapMany(opening);
     }
 

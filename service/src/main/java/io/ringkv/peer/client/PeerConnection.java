@@ -47,7 +47,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
 
     private static final Logger log = LoggerFactory.getLogger(PeerConnection.class);
 
-    private final PeerConnector connector;
+    private final ConnectionSettings settings;
     private final String peer;
     private final Sinks.One<PeerConnection> ready = Sinks.one();
     private final Map<Integer, Pending<?>> waiting = new ConcurrentHashMap<>();
@@ -63,8 +63,8 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
     private ScheduledFuture<?> watchdog;
 
     /** @param peer the peer's name on the ring: the handshake must prove that this node answers */
-    PeerConnection(PeerConnector connector, String peer) {
-        this.connector = connector;
+    PeerConnection(ConnectionSettings settings, String peer) {
+        this.settings = settings;
         this.peer = peer;
     }
 
@@ -87,7 +87,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
 
     Mono<Optional<Record>> read(byte[] key) {
         return Mono.create(sink -> request(sink, id -> Wire.read(channel.alloc(), id, key), (type, payload) -> switch (type) {
-            case Wire.RECORD -> Optional.of(Wire.readRecord(payload, connector.maxRecordLength()));
+            case Wire.RECORD -> Optional.of(Wire.readRecord(payload, settings.maxRecordLength()));
             case Wire.NOT_FOUND -> Optional.empty();
             default -> throw unexpected(type);
         }));
@@ -110,7 +110,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
             if (type != Wire.RECORDS) {
                 throw unexpected(type);
             }
-            return Wire.readRecordBatch(payload, connector.maxKeyLength(), connector.maxRecordLength());
+            return Wire.readRecordBatch(payload, settings.maxKeyLength(), settings.maxRecordLength());
         }));
     }
 
@@ -177,7 +177,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
                 return; // cancelled or failed meanwhile
             }
             pending.timer = channel.eventLoop().schedule(() -> expired(id, pending),
-                    connector.timeout().toNanos(), TimeUnit.NANOSECONDS);
+                    settings.timeout().toNanos(), TimeUnit.NANOSECONDS);
             channel.writeAndFlush(frame.apply(id), channel.voidPromise());
         });
     }
@@ -196,7 +196,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
             log.info("closing the connection to {}: nothing came back within a request's timeout", peer);
             close();
         }
-        pending.fail(new PeerException.Unavailable(peer, "no answer within " + connector.timeout()));
+        pending.fail(new PeerException.Unavailable(peer, "no answer within " + settings.timeout()));
     }
 
     /** A request waiting for its answer. */
@@ -253,12 +253,12 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
      * taken, so a slow consumer never makes either side buffer more than that.
      */
     Flux<KeyedRecord> scan(byte[] start, byte[] end) {
-        return stream(id -> Wire.scan(channel.alloc(), id, start, end, connector.scanWindow()));
+        return stream(id -> Wire.scan(channel.alloc(), id, start, end, settings.scanWindow()));
     }
 
     /** The peer's keys with a token in {@code [low, high]}, in token order, versions only; flow-controlled like {@link #scan}. */
     Flux<KeyedRecord> tokenScan(long low, long high) {
-        return stream(id -> Wire.tokenScan(channel.alloc(), id, low, high, connector.scanWindow()));
+        return stream(id -> Wire.tokenScan(channel.alloc(), id, low, high, settings.scanWindow()));
     }
 
     private Flux<KeyedRecord> stream(IntFunction<ByteBuf> opening) {
@@ -309,7 +309,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
         }
 
         void batch(ByteBuf payload) {
-            queue.addAll(Wire.readBatch(payload, connector.maxKeyLength(), connector.maxRecordLength()));
+            queue.addAll(Wire.readBatch(payload, settings.maxKeyLength(), settings.maxRecordLength()));
             waitingSince = 0;
             drain();
         }
@@ -352,7 +352,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
                 return;
             }
             // Half the window taken: give it back, so the peer keeps sending while this side reads.
-            if (taken >= connector.scanWindow() / 2) {
+            if (taken >= settings.scanWindow() / 2) {
                 channel.writeAndFlush(Wire.credit(channel.alloc(), id, taken), channel.voidPromise());
                 taken = 0;
             }
@@ -394,7 +394,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
-        long period = Math.max(1, connector.timeout().toMillis() / 4);
+        long period = Math.max(1, settings.timeout().toMillis() / 4);
         watchdog = ctx.executor().scheduleAtFixedRate(this::checkScans, period, period, TimeUnit.MILLISECONDS);
         ctx.fireChannelActive();
         // Reactor Netty reads only as fast as a subscriber of its inbound stream asks; this
@@ -406,10 +406,10 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
     /** Fails range streams that wait longer than the timeout for records; their peer is not sending. */
     private void checkScans() {
         long now = System.nanoTime();
-        long timeout = connector.timeout().toNanos();
+        long timeout = settings.timeout().toNanos();
         for (Scan scan : List.copyOf(scans.values())) {
             if (scan.stalled(now, timeout)) {
-                scan.fail(new TimeoutException("the range stream from " + peer + " sent nothing for " + connector.timeout()));
+                scan.fail(new TimeoutException("the range stream from " + peer + " sent nothing for " + settings.timeout()));
                 if (now - lastReadNanos > timeout) {
                     close();
                 }
@@ -445,14 +445,14 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
                 Handshake.Hello hello = Handshake.readHello(payload);
                 clientNonce = Handshake.nonce();
                 int version = Math.min(hello.version(), Wire.VERSION);
-                byte[] proof = connector.handshake().clientProof(hello.serverNonce(), clientNonce, connector.self());
-                ctx.writeAndFlush(Handshake.auth(ctx.alloc(), version, clientNonce, connector.self(), proof));
+                byte[] proof = settings.handshake().clientProof(hello.serverNonce(), clientNonce, settings.self());
+                ctx.writeAndFlush(Handshake.auth(ctx.alloc(), version, clientNonce, settings.self(), proof));
                 serverNonce = hello.serverNonce();
             }
             case Wire.WELCOME -> {
                 Handshake.Welcome welcome = Handshake.readWelcome(payload);
                 byte[] expected = clientNonce == null ? null
-                        : connector.handshake().serverProof(clientNonce, serverNonce, welcome.serverName());
+                        : settings.handshake().serverProof(clientNonce, serverNonce, welcome.serverName());
                 if (expected == null || !Handshake.matches(expected, welcome.proof())) {
                     refused(ctx, new PeerException.Refused(peer, "it could not prove that it knows the cluster secret"));
                 } else if (!welcome.serverName().equals(peer)) {

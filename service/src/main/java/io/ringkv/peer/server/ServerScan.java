@@ -77,7 +77,7 @@ final class ServerScan {
 
     private void schedulePump() {
         try {
-            session.server().storage.schedule(this::pump);
+            session.storage().schedule(this::pump);
         } catch (RejectedExecutionException e) {
             // The storage queue is full: give up the stream (the peer sees an error, not a hang).
             if (cursor == null) {

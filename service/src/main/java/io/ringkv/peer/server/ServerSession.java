@@ -33,6 +33,7 @@ import io.ringkv.storage.RecordBatch;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.StorageException;
 import io.ringkv.storage.StorageOverloadedException;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * One peer's connection to this node: the handshake first, then its requests, each answered
@@ -43,7 +44,11 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
 
     private static final Logger log = LoggerFactory.getLogger(ServerSession.class);
 
-    private final PeerServer server;
+    private final ServerSettings settings;
+    private final PeerService service;
+    private final Scheduler storage;
+    private final PeerLoad load;
+    private final PeerConnections connections;
     private final byte[] serverNonce = Handshake.nonce();
     /** Open range streams by id; touched on the event loop only. */
     private final Map<Integer, ServerScan> scans = new HashMap<>();
@@ -56,8 +61,13 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     private String peer;
     private ScheduledFuture<?> handshakeDeadline;
 
-    ServerSession(PeerServer server) {
-        this.server = server;
+    /** @param storage where storage work runs, off the event loop */
+    ServerSession(ServerSettings settings, PeerService service, Scheduler storage, PeerLoad load, PeerConnections connections) {
+        this.settings = settings;
+        this.service = service;
+        this.storage = storage;
+        this.load = load;
+        this.connections = connections;
     }
 
     @Override
@@ -67,10 +77,10 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(Handshake.hello(ctx.alloc(), Wire.VERSION, serverNonce));
         handshakeDeadline = ctx.executor().schedule(() -> {
             if (!authenticated) {
-                server.refused(remote, "no handshake within " + server.settings.handshakeTimeout());
+                connections.refused(remote, "no handshake within " + settings.handshakeTimeout());
                 ctx.close();
             }
-        }, server.settings.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        }, settings.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
         ctx.fireChannelActive();
         // Reactor Netty reads only as fast as a subscriber of its inbound stream asks; this
         // protocol takes the frames itself, before that stream, so it reads on its own.
@@ -119,80 +129,79 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             return;
         }
         Handshake.Auth auth = Handshake.readAuth(payload);
-        byte[] expected = server.handshake.clientProof(serverNonce, auth.clientNonce(), auth.clientName());
+        byte[] expected = settings.handshake().clientProof(serverNonce, auth.clientNonce(), auth.clientName());
         if (!Handshake.matches(expected, auth.proof())) {
             refuse(ctx, "it does not know the cluster secret (ringkv.cluster.secret differs)");
             return;
         }
         authenticated = true;
-        server.peerConnections.incrementAndGet();
         peerName = auth.clientName();
         peer = peerName + " at " + remote;
         ctx.pipeline().get(FrameDecoder.class).authenticated();
         handshakeDeadline.cancel(false);
-        server.accepted(remote);
+        connections.accepted(remote);
         int version = Math.min(auth.version(), Wire.VERSION);
-        String self = server.service.name();
+        String self = service.name();
         ctx.writeAndFlush(Handshake.welcome(ctx.alloc(), version,
-                server.handshake.serverProof(auth.clientNonce(), serverNonce, self), self));
+                settings.handshake().serverProof(auth.clientNonce(), serverNonce, self), self));
         log.debug("peer {} connected, protocol version {}", peer, version);
-        server.service.heardFrom(peerName);
+        service.heardFrom(peerName);
     }
 
     private void refuse(ChannelHandlerContext ctx, String reason) {
-        server.refused(remote, reason);
+        connections.refused(remote, reason);
         ctx.writeAndFlush(Handshake.refused(ctx.alloc(), reason)).addListener(ChannelFutureListener.CLOSE);
     }
 
     private void request(ChannelHandlerContext ctx, byte type, int id, ByteBuf payload) {
-        int maxKey = server.settings.maxKeyLength();
+        int maxKey = settings.maxKeyLength();
         switch (type) {
             case Wire.READ -> {
                 byte[] key = Wire.readKey(payload, maxKey);
                 // In memory (most reads of a working set that fits the cache): answered right here.
-                var cached = server.service.readIfCached(key);
-                if (cached.known() && (cached.found().isEmpty() || server.bytesInFlight.tryHold(size(cached.found())))) {
+                var cached = service.readIfCached(key);
+                if (cached.known() && (cached.found().isEmpty() || load.tryHold(size(cached.found())))) {
                     send(found(id, cached.found()));
                 } else {
                     // Not in memory, or no room for its bytes now: read on a storage thread, which
                     // may wait for room. Read again there rather than queue the value: a queue of
                     // values waiting is what the bound is for.
-                    onStorage(id, () -> foundWithin(id, server.service.read(key)));
+                    onStorage(id, () -> foundWithin(id, service.read(key)));
                 }
             }
             case Wire.WRITE -> {
                 byte[] key = Wire.readKey(payload, maxKey);
-                var record = Wire.readRecord(payload, server.settings.maxRecordLength());
+                var record = Wire.readRecord(payload, settings.maxRecordLength());
                 write(id, List.of(new KeyedRecord(key, record)));
             }
-            case Wire.WRITE_BATCH -> write(id, Wire.readRecords(payload, maxKey, server.settings.maxRecordLength()));
+            case Wire.WRITE_BATCH -> write(id, Wire.readRecords(payload, maxKey, settings.maxRecordLength()));
             case Wire.READ_BATCH -> {
                 List<byte[]> keys = Wire.readKeys(payload, maxKey);
                 onStorage(id, () -> readAll(id, keys));
             }
             case Wire.PING -> {
-                server.service.heardFrom(peerName);
-                PeerStatus status = server.service.status(peerName, Wire.readStatus(payload));
+                service.heardFrom(peerName);
+                PeerStatus status = service.status(peerName, Wire.readStatus(payload));
                 send(allocator -> Wire.seal(Wire.writeStatus(Wire.begin(allocator, Wire.DONE, id, PeerStatus.WIRE_BYTES), status)));
             }
             case Wire.SCAN -> {
                 byte[] start = Wire.readKey(payload, maxKey);
                 byte[] end = payload.readBoolean() ? Wire.readKey(payload, maxKey) : null;
-                stream(id, () -> server.service.openRange(start, end), payload.readInt());
+                stream(id, () -> service.openRange(start, end), payload.readInt());
             }
             case Wire.REPAIRED -> {
-                server.service.repaired(peerName, payload.readLong());
+                service.repaired(peerName, payload.readLong());
                 send(allocator -> Wire.empty(allocator, Wire.DONE, id));
             }
             case Wire.TOKEN_SCAN -> {
                 long low = payload.readLong();
                 long high = payload.readLong();
-                stream(id, () -> server.service.openTokenRange(low, high), payload.readInt());
+                stream(id, () -> service.openTokenRange(low, high), payload.readInt());
             }
             case Wire.DIGEST -> {
                 long[] intervals = Wire.readPairs(payload);
                 onStorage(id, () -> {
-                    long[] digests = server.service.digest(intervals);
+                    long[] digests = service.digest(intervals);
                     return allocator -> Wire.digests(allocator, id, digests);
                 });
             }
@@ -235,21 +244,21 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
      * enough requests are done ({@link PeerServer#started}); refused only when the storage queue is full.
      */
     private void onStorage(int id, Supplier<Answer> work) {
-        server.started(channel, 0);
+        load.started(channel, 0);
         try {
-            server.storage.schedule(() -> {
+            storage.schedule(() -> {
                 Answer answer;
                 try {
                     answer = work.get();
                 } catch (RuntimeException e) {
                     answer = failed(id, e);
                 } finally {
-                    server.ended(0);
+                    load.ended(0);
                 }
                 send(answer);
             });
         } catch (RejectedExecutionException e) {
-            server.ended(0);
+            load.ended(0);
             send(error(id, Wire.ErrorCode.OVERLOADED, "storage queue full"));
         }
     }
@@ -287,7 +296,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
 
     /** On a storage thread: a batch of the keys' records, its bytes held like a read's. */
     private Answer readAll(int id, List<byte[]> keys) {
-        RecordBatch batch = RecordBatch.read(keys, server.service::read);
+        RecordBatch batch = RecordBatch.read(keys, service::read);
         long held = batch.valueBytes();
         return heldWithin(id, held, () -> new HeldAnswer(held, allocator -> Wire.records(allocator, id, batch)));
     }
@@ -295,7 +304,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     /** Waits up to the read wait for room for the bytes, then answers; refused as overloaded past the wait. */
     private Answer heldWithin(int id, long bytes, Supplier<Answer> answer) {
         try {
-            if (bytes > 0 && !server.bytesInFlight.holdWithin(bytes, server.settings.readWait())) {
+            if (bytes > 0 && !load.holdWithin(bytes, settings.readWait())) {
                 return noRoomForBytes(id);
             }
         } catch (InterruptedException e) {
@@ -316,9 +325,9 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
      */
     private void write(int id, List<KeyedRecord> records) {
         long held = RecordBatch.valueBytes(records);
-        server.started(channel, held);
+        load.started(channel, held);
         stored(records).whenComplete((stored, failure) -> {
-            server.ended(held);
+            load.ended(held);
             send(failure == null ? allocator -> Wire.empty(allocator, Wire.DONE, id) : failed(id, failure));
         });
     }
@@ -326,11 +335,11 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     /** Every record handed to the store's writer at once, so that they share its batches. */
     private CompletableFuture<?> stored(List<KeyedRecord> records) {
         if (records.size() == 1) {
-            return server.service.write(records.get(0).key(), records.get(0).record());
+            return service.write(records.get(0).key(), records.get(0).record());
         }
         CompletableFuture<?>[] each = new CompletableFuture<?>[records.size()];
         for (int i = 0; i < each.length; i++) {
-            each[i] = server.service.write(records.get(i).key(), records.get(i).record());
+            each[i] = service.write(records.get(i).key(), records.get(i).record());
         }
         return CompletableFuture.allOf(each);
     }
@@ -376,15 +385,15 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             return;
         }
         try {
-            channel.writeAndFlush(answer.apply(channel.alloc())).addListener(written -> server.released(held));
+            channel.writeAndFlush(answer.apply(channel.alloc())).addListener(written -> load.released(held));
         } catch (RuntimeException e) {
-            server.released(held);
+            load.released(held);
             throw e;
         }
     }
 
-    PeerServer server() {
-        return server;
+    Scheduler storage() {
+        return storage;
     }
 
     /** Runs the task on the event loop a little later: a full storage queue may have room again. */
@@ -400,7 +409,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (authenticated) {
-            server.peerConnections.decrementAndGet();
+            connections.closed();
         }
         scans.values().forEach(ServerScan::cancel);
         scans.clear();
@@ -414,7 +423,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof DecoderException) {
             // A frame over the limit, or one that cannot be a frame: the stream cannot be trusted.
-            server.refused(remote, "a bad frame: " + cause.getMessage());
+            connections.refused(remote, "a bad frame: " + cause.getMessage());
         } else if (!(cause instanceof IOException)) {
             log.warn("closing the connection from {}", authenticated ? peer : remote, cause);
         }
