@@ -49,9 +49,9 @@ final class BatchCommit {
                     WriteQueue.Write write = batch.get(i);
                     changed[i] = switch (write.kind()) {
                         case RECORD, REMOVE -> commitRecord(write, pending, rocks);
-                        case HINT_PUT -> put(rocks, store.hints(), write.key(), write.bytes());
-                        case HINT_DELETE -> delete(rocks, store.hints(), write.key());
-                        case META_PUT -> put(rocks, store.meta(), write.key(), write.bytes());
+                        case HINT_PUT -> put(rocks, store.families().hints(), write.key(), write.bytes());
+                        case HINT_DELETE -> delete(rocks, store.families().hints(), write.key());
+                        case META_PUT -> put(rocks, store.families().meta(), write.key(), write.bytes());
                     };
                 }
                 if (rocks.count() > 0) {
@@ -74,17 +74,17 @@ final class BatchCommit {
         }
         pending.put(id, next);
         if (current != null && current.tombstone()) {
-            rocks.delete(store.tombstonesByTime(), TombstoneIndex.indexKey(current.timestamp(), key));
+            rocks.delete(store.families().tombstonesByTime(), TombstoneIndex.indexKey(current.timestamp(), key));
         }
         byte[] tokenKey = TokenIndex.tokenKey(token.applyAsLong(key), key);
         if (next == null) {
-            rocks.delete(store.records(), key);
-            rocks.delete(store.byToken(), tokenKey);
+            rocks.delete(store.families().records(), key);
+            rocks.delete(store.families().byToken(), tokenKey);
         } else {
-            rocks.put(store.records(), key, next.encoded());
-            rocks.put(store.byToken(), tokenKey, TokenIndex.version(next));
+            rocks.put(store.families().records(), key, next.encoded());
+            rocks.put(store.families().byToken(), tokenKey, TokenIndex.version(next));
             if (next.tombstone()) {
-                rocks.put(store.tombstonesByTime(), TombstoneIndex.indexKey(next.timestamp(), key), NOTHING);
+                rocks.put(store.families().tombstonesByTime(), TombstoneIndex.indexKey(next.timestamp(), key), NOTHING);
             }
         }
         return true;
@@ -99,7 +99,7 @@ final class BatchCommit {
      * values of the same timestamp.
      */
     private Record stored(byte[] key, Record incoming) throws RocksDBException {
-        int length = store.db().get(store.records(), key, storedHeader);
+        int length = store.db().get(store.families().records(), key, storedHeader);
         if (length == RocksDB.NOT_FOUND) {
             return null;
         }
@@ -108,7 +108,7 @@ final class BatchCommit {
         if (!valuesDecide) {
             return version;
         }
-        byte[] whole = store.db().get(store.records(), key);
+        byte[] whole = store.db().get(store.families().records(), key);
         return whole == null ? null : RecordCodec.decode(whole);
     }
 

@@ -37,7 +37,7 @@ public final class HintStore {
     public List<byte[][]> page(byte[] prefix, byte[] after, int max) {
         return store.guarded(() -> {
             List<byte[][]> found = new ArrayList<>();
-            try (RocksIterator iterator = store.db().newIterator(store.hints())) {
+            try (RocksIterator iterator = store.db().newIterator(store.families().hints())) {
                 iterator.seek(after == null ? prefix : after);
                 if (after != null && iterator.isValid() && Arrays.equals(iterator.key(), after)) {
                     iterator.next();

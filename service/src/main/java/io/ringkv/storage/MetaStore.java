@@ -23,6 +23,6 @@ public final class MetaStore {
 
     /** One of the node's own facts. Blocking (RocksDB), but short: read at start and by background work. */
     public Optional<byte[]> get(String key) {
-        return store.guarded(() -> Optional.ofNullable(store.db().get(store.meta(), key.getBytes(StandardCharsets.UTF_8))));
+        return store.guarded(() -> Optional.ofNullable(store.db().get(store.families().meta(), key.getBytes(StandardCharsets.UTF_8))));
     }
 }

@@ -48,11 +48,11 @@ final class PreviousLayout {
                 for (iterator.seekToFirst(); iterator.isValid(); iterator.next()) {
                     byte[] stored = iterator.value();
                     Record record = RecordCodec.decode(Arrays.copyOf(stored, stored.length - TTL_SUFFIX));
-                    batches.put(store.records(), iterator.key(), record.encoded());
-                    batches.put(store.byToken(), TokenIndex.tokenKey(token.applyAsLong(iterator.key()), iterator.key()),
+                    batches.put(store.families().records(), iterator.key(), record.encoded());
+                    batches.put(store.families().byToken(), TokenIndex.tokenKey(token.applyAsLong(iterator.key()), iterator.key()),
                             TokenIndex.version(record));
                     if (record.tombstone()) {
-                        batches.put(store.tombstonesByTime(), TombstoneIndex.indexKey(record.timestamp(), iterator.key()), NOTHING);
+                        batches.put(store.families().tombstonesByTime(), TombstoneIndex.indexKey(record.timestamp(), iterator.key()), NOTHING);
                     }
                     moved++;
                 }
@@ -69,10 +69,10 @@ final class PreviousLayout {
     /** Builds the token index of a store whose records were written before it existed. */
     static void indexTokens(RocksStore store, ToLongFunction<byte[]> token) throws RocksDBException {
         long indexed = 0;
-        try (RocksIterator iterator = store.db().newIterator(store.records()); Batches batches = new Batches(store.db())) {
+        try (RocksIterator iterator = store.db().newIterator(store.families().records()); Batches batches = new Batches(store.db())) {
             for (iterator.seekToFirst(); iterator.isValid(); iterator.next()) {
                 Record record = RecordCodec.decode(iterator.value());
-                batches.put(store.byToken(), TokenIndex.tokenKey(token.applyAsLong(iterator.key()), iterator.key()),
+                batches.put(store.families().byToken(), TokenIndex.tokenKey(token.applyAsLong(iterator.key()), iterator.key()),
                         TokenIndex.version(record));
                 indexed++;
             }

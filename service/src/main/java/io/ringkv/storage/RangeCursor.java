@@ -28,7 +28,7 @@ public final class RangeCursor implements RecordCursor {
         if (upperBound != null) {
             readOptions.setIterateUpperBound(upperBound);
         }
-        iterator = store.db().newIterator(store.records(), readOptions);
+        iterator = store.db().newIterator(store.families().records(), readOptions);
         iterator.seek(start);
     }
 

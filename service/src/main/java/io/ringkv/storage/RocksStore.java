@@ -73,11 +73,9 @@ public final class RocksStore implements AutoCloseable {
 
     private final StoreOptions options;
     private final RocksDB db;
+    private final Families families;
+    /** The records' family, which this class reads and writes itself. */
     private final ColumnFamilyHandle records;
-    private final ColumnFamilyHandle tombstonesByTime;
-    private final ColumnFamilyHandle byToken;
-    private final ColumnFamilyHandle hints;
-    private final ColumnFamilyHandle meta;
     private final WriteQueue writes;
 
     /** Operations hold it shared; {@link #close()} takes it exclusively, so no native call outlives the handle. */
@@ -106,11 +104,8 @@ public final class RocksStore implements AutoCloseable {
         db = RocksDB.open(options.database(), directory.toString(), descriptors, handles);
         // The default family exists because RocksDB requires it; nothing is stored there.
         handles.get(0).close();
-        records = handles.get(1);
-        tombstonesByTime = handles.get(2);
-        byToken = handles.get(3);
-        hints = handles.get(4);
-        meta = handles.get(5);
+        families = new Families(handles.get(1), handles.get(2), handles.get(3), handles.get(4), handles.get(5));
+        records = families.records();
         if (!previousLayout.isEmpty()) {
             PreviousLayout.migrate(this, settings.token(), handles.subList(6, handles.size()));
         } else if (tokenIndexIsNew) {
@@ -257,7 +252,7 @@ public final class RocksStore implements AutoCloseable {
      */
     public void clear() {
         guarded(() -> {
-            for (ColumnFamilyHandle family : List.of(records, tombstonesByTime, byToken, hints, meta)) {
+            for (ColumnFamilyHandle family : families.all()) {
                 byte[] last;
                 try (RocksIterator iterator = db.newIterator(family)) {
                     iterator.seekToLast();
@@ -279,9 +274,9 @@ public final class RocksStore implements AutoCloseable {
     public void compact() {
         guarded(() -> {
             try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
-                db.flush(flush, List.of(records, tombstonesByTime, byToken, hints, meta));
+                db.flush(flush, families.all());
             }
-            for (ColumnFamilyHandle family : List.of(records, tombstonesByTime, byToken, hints)) {
+            for (ColumnFamilyHandle family : List.of(records, families.tombstonesByTime(), families.byToken(), families.hints())) {
                 db.compactRange(family);
             }
             return null;
@@ -339,11 +334,7 @@ public final class RocksStore implements AutoCloseable {
             closed = true;
             openCursors.forEach(RangeCursor::release);
             openCursors.clear();
-            records.close();
-            tombstonesByTime.close();
-            byToken.close();
-            hints.close();
-            meta.close();
+            families.all().forEach(ColumnFamilyHandle::close);
             try {
                 db.syncWal();
             } catch (RocksDBException e) {
@@ -381,6 +372,15 @@ public final class RocksStore implements AutoCloseable {
 
     // ---- what the borrowers use ----------------------------------------------------------------
 
+    /** The column families a node keeps, by what each holds. */
+    record Families(ColumnFamilyHandle records, ColumnFamilyHandle tombstonesByTime, ColumnFamilyHandle byToken,
+            ColumnFamilyHandle hints, ColumnFamilyHandle meta) {
+
+        List<ColumnFamilyHandle> all() {
+            return List.of(records, tombstonesByTime, byToken, hints, meta);
+        }
+    }
+
     RocksDB db() {
         return db;
     }
@@ -389,23 +389,7 @@ public final class RocksStore implements AutoCloseable {
         return options;
     }
 
-    ColumnFamilyHandle records() {
-        return records;
-    }
-
-    ColumnFamilyHandle tombstonesByTime() {
-        return tombstonesByTime;
-    }
-
-    ColumnFamilyHandle byToken() {
-        return byToken;
-    }
-
-    ColumnFamilyHandle hints() {
-        return hints;
-    }
-
-    ColumnFamilyHandle meta() {
-        return meta;
+    Families families() {
+        return families;
     }
 }

@@ -113,7 +113,7 @@ public final class TokenIndex {
 
         TokenScan(long low, long high) {
             this.high = high;
-            iterator = store.db().newIterator(store.byToken(), options);
+            iterator = store.db().newIterator(store.families().byToken(), options);
             iterator.seek(ByteBuffer.allocate(8).putLong(low ^ Long.MIN_VALUE).array());
         }
 

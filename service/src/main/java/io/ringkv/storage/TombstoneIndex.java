@@ -38,7 +38,7 @@ public final class TombstoneIndex {
         List<CompletableFuture<Boolean>> purges = new ArrayList<>();
         store.guarded(() -> {
             try (ReadOptions options = new ReadOptions().setFillCache(false);
-                    RocksIterator index = store.db().newIterator(store.tombstonesByTime(), options)) {
+                    RocksIterator index = store.db().newIterator(store.families().tombstonesByTime(), options)) {
                 for (index.seekToFirst(); index.isValid(); index.next()) {
                     ByteBuffer entry = ByteBuffer.wrap(index.key());
                     long deleted = entry.getLong();
