@@ -22,13 +22,13 @@ import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.reactive.function.server.support.RouterFunctionMapping;
 
+import io.ringkv.antientropy.AntiEntropy;
+import io.ringkv.handover.DataMovement;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.health.Readiness;
 import io.ringkv.metrics.ClientRequestMetrics;
 import io.ringkv.overload.AdmissionControl;
-import io.ringkv.peer.PeerServer;
-import io.ringkv.repair.AntiEntropy;
-import io.ringkv.repair.DataMovement;
+import io.ringkv.peer.server.PeerServer;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.DnsDiscovery;

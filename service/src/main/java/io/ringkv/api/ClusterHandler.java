@@ -7,14 +7,14 @@ import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 
+import io.ringkv.antientropy.AntiEntropy;
+import io.ringkv.antientropy.RepairProgress;
+import io.ringkv.handover.DataMovement;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.health.PeerState;
-import io.ringkv.repair.AntiEntropy;
-import io.ringkv.repair.DataMovement;
-import io.ringkv.repair.RepairProgress;
 import io.ringkv.ring.ClusterMembership;
-import io.ringkv.ring.MemberState;
 import io.ringkv.ring.DnsDiscovery;
+import io.ringkv.ring.MemberState;
 import reactor.core.publisher.Mono;
 
 /** {@code GET /v0/cluster}: this node's view of the cluster, as JSON. */

@@ -22,28 +22,29 @@ import org.springframework.util.StringUtils;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.ringkv.antientropy.RepairLedger;
 import io.ringkv.api.ApiRoutes;
 import io.ringkv.api.ClientDrain;
 import io.ringkv.health.PeerMonitors;
+import io.ringkv.hints.Hints;
 import io.ringkv.kubernetes.GeneratedClusterSecret;
 import io.ringkv.kubernetes.KubernetesApi;
 import io.ringkv.kubernetes.StatefulSetScale;
-import io.ringkv.peer.Handshake;
-import io.ringkv.peer.NodeInfoClient;
-import io.ringkv.peer.PeerConnector;
-import io.ringkv.peer.PeerServer;
-import io.ringkv.peer.PeerServerCustomizer;
-import io.ringkv.repair.AntiEntropy;
-import io.ringkv.repair.Hints;
-import io.ringkv.repair.RepairLedger;
+import io.ringkv.peer.client.NodeInfoClient;
+import io.ringkv.peer.client.ConnectionSettings;
+import io.ringkv.peer.client.PeerConnector;
+import io.ringkv.peer.server.PeerServer;
+import io.ringkv.peer.server.PeerServerCustomizer;
+import io.ringkv.peer.server.ServerSettings;
+import io.ringkv.peer.wire.Handshake;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.replication.HybridClock;
+import io.ringkv.replication.InFlightReplicaCalls;
 import io.ringkv.replication.LastWriteWins;
 import io.ringkv.replication.LocalReplica;
-import io.ringkv.replication.ReplicaCallsDrain;
 import io.ringkv.replication.ReplicaDirectory;
-import io.ringkv.replication.ReplicaWindow;
 import io.ringkv.replication.ReplicaService;
+import io.ringkv.replication.ReplicaWindow;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.DnsDiscovery;
 import io.ringkv.ring.HashRing;
@@ -53,7 +54,8 @@ import io.ringkv.storage.RecordCodec;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.StorageException;
 import io.ringkv.storage.StorageSettings;
-import io.ringkv.storage.TombstonePurge;
+import io.ringkv.tombstones.PurgeHorizon;
+import io.ringkv.tombstones.TombstonePurge;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -158,12 +160,12 @@ public class NodeConfiguration {
      * for ten times a period.
      */
     @Bean
-    TombstonePurge tombstonePurge(RocksStore store, Scheduler storageScheduler, AntiEntropy antiEntropy,
+    TombstonePurge tombstonePurge(RocksStore store, Scheduler storageScheduler, PurgeHorizon purgeHorizon,
             RingkvProperties properties) {
         Duration grace = properties.storage().tombstoneGracePeriod();
         Duration every = Duration.ofMillis(Math.clamp(grace.toMillis() / 10, 1_000, 3_600_000));
         return new TombstonePurge(store, storageScheduler, every,
-                () -> antiEntropy.purgeCutoff(System.currentTimeMillis() - grace.toMillis()));
+                () -> purgeHorizon.cutoff(System.currentTimeMillis() - grace.toMillis()));
     }
 
     /**
@@ -236,7 +238,7 @@ public class NodeConfiguration {
             ObjectProvider<PeerServerCustomizer> customizers) {
         var overload = properties.overload();
         Duration replicationTimeout = properties.replication().timeout();
-        var settings = new PeerServer.Settings(properties.cluster().listenPort(),
+        var settings = new ServerSettings(properties.cluster().listenPort(),
                 handshake, KeyedRecord.MAX_KEY_BYTES, maxRecordBytes(properties),
                 overload.maxReplicaRequests(), overload.maxBytesInFlight().toBytes(), replicationTimeout,
                 replicationTimeout.multipliedBy(5));
@@ -249,7 +251,7 @@ public class NodeConfiguration {
     PeerConnector peerConnector(RingkvProperties properties, ClusterMembership membership, Handshake handshake,
             ReactorResourceFactory resources, NodeInfoClient nodeInfo) {
         var replication = properties.replication();
-        var settings = new PeerConnector.Settings(membership.self(), handshake,
+        var settings = new ConnectionSettings(membership.self(), handshake,
                 replication.timeout(), replication.maxConnections(), SCAN_WINDOW_BYTES,
                 KeyedRecord.MAX_KEY_BYTES, maxRecordBytes(properties), properties.cluster().discovery().refreshInterval());
         return new PeerConnector(settings, resources.getLoopResources(), nodeInfo);
@@ -296,8 +298,8 @@ public class NodeConfiguration {
 
     /** A call ends within the replication timeout once it has a connection, which may take as long again. */
     @Bean
-    ReplicaCallsDrain replicaCallsDrain(Coordinator coordinator, RingkvProperties properties) {
-        return new ReplicaCallsDrain(coordinator, properties.replication().timeout().multipliedBy(2).plusSeconds(1));
+    InFlightReplicaCalls inFlightReplicaCalls(Coordinator coordinator, RingkvProperties properties) {
+        return new InFlightReplicaCalls(coordinator, properties.replication().timeout().multipliedBy(2).plusSeconds(1));
     }
 
     /** What this node may have in flight to one replica, its own store included (ringkv.replication.window-*). */

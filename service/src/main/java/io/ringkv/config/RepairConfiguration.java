@@ -14,24 +14,25 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.ringkv.repair.AntiEntropy;
-import io.ringkv.repair.AutomaticCleanup;
-import io.ringkv.repair.Cleanup;
-import io.ringkv.repair.CleanupEndpoint;
-import io.ringkv.repair.DataMovement;
-import io.ringkv.repair.PurgeHorizonCheck;
-import io.ringkv.repair.Hints;
-import io.ringkv.repair.RangeSync;
-import io.ringkv.repair.RepairEndpoint;
-import io.ringkv.repair.RepairLedger;
-import io.ringkv.repair.Throttle;
+import io.ringkv.antientropy.AntiEntropy;
+import io.ringkv.antientropy.RangeSync;
+import io.ringkv.antientropy.RepairEndpoint;
+import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.handover.AutomaticCleanup;
+import io.ringkv.handover.Cleanup;
+import io.ringkv.handover.CleanupEndpoint;
+import io.ringkv.handover.DataMovement;
+import io.ringkv.hints.Hints;
+import io.ringkv.kubernetes.StatefulSetScale;
+import io.ringkv.overload.Throttle;
 import io.ringkv.replication.HybridClock;
 import io.ringkv.replication.LocalReplica;
 import io.ringkv.replication.ReplicaDirectory;
 import io.ringkv.replication.ReplicaService;
 import io.ringkv.ring.ClusterMembership;
-import io.ringkv.kubernetes.StatefulSetScale;
 import io.ringkv.storage.RocksStore;
+import io.ringkv.tombstones.PurgeHorizon;
+import io.ringkv.tombstones.PurgeHorizonCheck;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
@@ -58,7 +59,7 @@ public class RepairConfiguration {
 
     @Bean
     RepairEndpoint repairEndpoint(AntiEntropy antiEntropy, Hints hints) {
-        return new RepairEndpoint(antiEntropy, hints);
+        return new RepairEndpoint(antiEntropy, hints::pendingByPeer);
     }
 
     @Bean
@@ -90,6 +91,11 @@ public class RepairConfiguration {
         var repair = properties.repair();
         return new AntiEntropy(membership, replicaDirectory, rangeSync, repairLedger, properties.replication().factor(),
                 repair.enabled(), repair.interval(), System::currentTimeMillis, meters);
+    }
+
+    @Bean
+    PurgeHorizon purgeHorizon(ClusterMembership membership, RepairLedger repairLedger) {
+        return new PurgeHorizon(membership, repairLedger, System::currentTimeMillis);
     }
 
     /** Liveness goes DOWN when the store fell behind its peers' purges: Kubernetes restarts the pod, which clears it. */

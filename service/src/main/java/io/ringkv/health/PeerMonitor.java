@@ -18,7 +18,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.ringkv.peer.PeerException;
+import io.ringkv.peer.wire.PeerException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 

@@ -9,7 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
  * Bounds the client requests a node works on at once, so that a burst beyond what it can serve
  * gets a quick 503 with Retry-After instead of queueing until the heap runs out. The public API's
  * routes take a slot for the whole exchange (a range holds it while it streams). Requests from
- * peers arrive on the cluster port and are bounded apart there ({@link io.ringkv.peer.PeerServer}):
+ * peers arrive on the cluster port and are bounded apart there ({@link io.ringkv.peer.server.PeerServer}):
  * a flood of clients cannot starve replication, which every client request of the other nodes
  * depends on. Actuator is not bounded, so health and metrics stay readable under overload.
  *

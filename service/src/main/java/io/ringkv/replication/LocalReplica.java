@@ -11,6 +11,7 @@ import java.util.function.BiConsumer;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
 import io.ringkv.storage.KeyedRecord;
+import io.ringkv.storage.RangeCursor;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordBatch;
 import io.ringkv.storage.RocksStore;
@@ -132,7 +133,7 @@ public final class LocalReplica implements Replica {
      */
     @Override
     public Flux<KeyedRecord> scan(byte[] start, byte[] end) {
-        return Flux.<List<KeyedRecord>, RocksStore.RangeCursor>generate(
+        return Flux.<List<KeyedRecord>, RangeCursor>generate(
                         () -> store.openRange(start, end),
                         (cursor, sink) -> {
                             List<KeyedRecord> batch = nextBatch(cursor);
@@ -148,7 +149,7 @@ public final class LocalReplica implements Replica {
                 .concatMapIterable(batch -> batch, 1);
     }
 
-    private static List<KeyedRecord> nextBatch(RocksStore.RangeCursor cursor) {
+    private static List<KeyedRecord> nextBatch(RangeCursor cursor) {
         List<KeyedRecord> batch = new ArrayList<>();
         long bytes = 0;
         while (bytes < SCAN_BATCH_BYTES && batch.size() < SCAN_BATCH_RECORDS) {
@@ -163,7 +164,7 @@ public final class LocalReplica implements Replica {
     }
 
     /** A cancel comes on the canceller's thread, often an event loop: the cursor is closed on storage. */
-    private void closeOffTheEventLoop(RocksStore.RangeCursor cursor) {
+    private void closeOffTheEventLoop(RangeCursor cursor) {
         try {
             storageScheduler.schedule(cursor::close);
         } catch (RejectedExecutionException full) {

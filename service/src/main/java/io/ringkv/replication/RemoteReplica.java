@@ -6,10 +6,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.ringkv.health.PeerMonitor;
-import io.ringkv.peer.PeerClient;
-import io.ringkv.peer.PeerException;
-import io.ringkv.peer.PeerStatus;
-import io.ringkv.peer.Wire;
+import io.ringkv.peer.client.PeerClient;
+import io.ringkv.peer.wire.PeerException;
+import io.ringkv.peer.wire.PeerStatus;
+import io.ringkv.peer.wire.Wire;
 import io.ringkv.ring.MemberState;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;

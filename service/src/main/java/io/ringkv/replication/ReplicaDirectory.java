@@ -11,8 +11,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.ringkv.health.PeerMonitors;
-import io.ringkv.peer.PeerConnector;
-import io.ringkv.peer.PeerStatus;
+import io.ringkv.peer.client.PeerClient;
+import io.ringkv.peer.client.PeerConnector;
+import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;
 import io.ringkv.ring.RingNotKnownException;
@@ -147,7 +148,7 @@ public final class ReplicaDirectory implements AutoCloseable {
         if (member.equals(membership.self())) {
             return local;
         }
-        return remotes.computeIfAbsent(member, name -> new RemoteReplica(connector.client(name), monitors.of(name), windows.get()));
+        return remotes.computeIfAbsent(member, name -> new RemoteReplica(new PeerClient(name, connector), monitors.of(name), windows.get()));
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.ringkv.replication;
 
-import io.ringkv.peer.PeerStatus;
+import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.ring.MemberState;
 
 /**

@@ -7,12 +7,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
-import io.ringkv.peer.PeerService;
-import io.ringkv.peer.PeerStatus;
+import io.ringkv.peer.server.PeerService;
+import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;
+import io.ringkv.storage.TokenIndex;
 
 /**
  * The replica side of replication: what this node does when a coordinator elsewhere reads or
@@ -23,6 +24,7 @@ public final class ReplicaService implements PeerService {
 
     private final String name;
     private final RocksStore store;
+    private final TokenIndex tokens;
     private final HybridClock clock;
     private final ClusterMembership membership;
     private final ReplicaHistory history;
@@ -33,6 +35,7 @@ public final class ReplicaService implements PeerService {
             ReplicaHistory history) {
         this.name = name;
         this.store = store;
+        this.tokens = new TokenIndex(store);
         this.clock = clock;
         this.membership = membership;
         this.history = history;
@@ -90,12 +93,12 @@ public final class ReplicaService implements PeerService {
 
     @Override
     public long[] digest(long[] intervals) {
-        return store.digests(intervals);
+        return tokens.digests(intervals);
     }
 
     @Override
     public RecordCursor openTokenRange(long low, long high) {
-        return store.openTokenRange(low, high);
+        return tokens.openTokenRange(low, high);
     }
 
     @Override

@@ -18,7 +18,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import io.netty.buffer.Unpooled;
-import io.ringkv.peer.Handshake;
+import io.ringkv.peer.wire.Handshake;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.ByteBufFlux;

@@ -3,7 +3,7 @@ package io.ringkv.storage;
 import com.dynatrace.hash4j.hashing.Hasher64;
 import com.dynatrace.hash4j.hashing.Hashing;
 
-/** One 64-bit hash of a key and its version, the unit of a {@link RocksStore.Digest}. */
+/** One 64-bit hash of a key and its version, the unit of a {@link TokenIndex.Digest}. */
 final class VersionHash {
 
     private static final Hasher64 HASH = Hashing.xxh3_64();

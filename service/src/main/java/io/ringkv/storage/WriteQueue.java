@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The store's one writer: a thread that takes every write waiting and commits them as one batch
- * ({@link RocksStore#commit}). Writes are queued from any thread without a lock (event loops
+ * ({@link BatchCommit#commit}). Writes are queued from any thread without a lock (event loops
  * among them) and the writer is woken only when it sleeps. Under load a batch holds many writes:
  * one write-ahead-log append, and one fsync with synchronous writes, for all of them.
  *

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.ringkv.storage.HintStore;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.support.TestNode;
 import io.ringkv.support.TestStores;
@@ -74,7 +75,7 @@ class ShutdownTest {
         assertThat(peerNode.stored("slow-copy")).isPresent();
         try (RocksStore store = TestStores.open(dataDir)) {
             // Cut off by the shutdown, the call would have failed and left a needless hint.
-            assertThat(store.hints(new byte[0], null, 100)).as("hints left by the shutdown").isEmpty();
+            assertThat(new HintStore(store).page(new byte[0], null, 100)).as("hints left by the shutdown").isEmpty();
         }
     }
 
@@ -93,7 +94,7 @@ class ShutdownTest {
         node = null;
 
         try (RocksStore store = TestStores.open(dataDir)) {
-            List<byte[][]> hints = store.hints(new byte[0], null, 100);
+            List<byte[][]> hints = new HintStore(store).page(new byte[0], null, 100);
             byte[] key = "in-flight".getBytes(StandardCharsets.UTF_8);
             // A hint's value is the key's length (2 bytes), the key, then the record.
             assertThat(hints).as("a hint for the peer that never answered")

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
 import io.ringkv.container.NodeClient.ClusterView;
 import io.ringkv.container.NodeClient.Member;
 import io.ringkv.container.RingkvCluster.Node;
-import io.ringkv.peer.PeerException;
+import io.ringkv.peer.wire.PeerException;
 import io.ringkv.ring.HashRing;
 import io.ringkv.support.PeerTestClient;
 

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
 
 import io.ringkv.container.RingkvCluster.Node;
-import io.ringkv.peer.PeerClient;
+import io.ringkv.peer.client.PeerClient;
 import io.ringkv.support.PeerTestClient;
 
 /**

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.ringkv.peer.PeerException;
+import io.ringkv.peer.wire.PeerException;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 

@@ -15,7 +15,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.ringkv.peer.PeerException;
+import io.ringkv.peer.wire.PeerException;
 import reactor.core.publisher.Mono;
 
 /**

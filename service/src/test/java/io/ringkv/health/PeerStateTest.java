@@ -2,10 +2,10 @@ package io.ringkv.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.junit.jupiter.api.Test;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.ringkv.peer.PeerException;
-import io.ringkv.peer.Wire;
+import io.ringkv.peer.wire.PeerException;
+import io.ringkv.peer.wire.Wire;
+import org.junit.jupiter.api.Test;
 
 class PeerStateTest {
 

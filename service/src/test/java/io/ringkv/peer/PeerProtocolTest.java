@@ -37,21 +37,33 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.ringkv.health.BreakerSettings;
 import io.ringkv.health.PeerMonitor;
+import io.ringkv.peer.client.NodeInfoClient;
+import io.ringkv.peer.client.PeerClient;
+import io.ringkv.peer.client.ConnectionSettings;
+import io.ringkv.peer.client.PeerConnector;
+import io.ringkv.peer.server.PeerServer;
+import io.ringkv.peer.server.ServerSettings;
+import io.ringkv.peer.server.PeerService;
+import io.ringkv.peer.wire.FrameDecoder;
+import io.ringkv.peer.wire.Handshake;
+import io.ringkv.peer.wire.PeerException;
+import io.ringkv.peer.wire.PeerStatus;
+import io.ringkv.peer.wire.Wire;
 import io.ringkv.replication.RemoteReplica;
 import io.ringkv.replication.ReplicaWindow;
 import io.ringkv.ring.HashRing;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordBatch;
-import io.ringkv.testing.ReplicaDelay;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;
+import io.ringkv.testing.ReplicaDelay;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.netty.tcp.TcpServer;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.resources.LoopResources;
+import reactor.netty.tcp.TcpServer;
 import reactor.test.StepVerifier;
 
 /**
@@ -93,15 +105,15 @@ class PeerProtocolTest {
     }
 
     private PeerServer server(UnaryOperator<TcpServer> customizer, long maxBytes) {
-        server = new PeerServer(new PeerServer.Settings(0, new Handshake(SECRET), 1024, MAX_VALUE + 10, 10_000, maxBytes,
+        server = new PeerServer(new ServerSettings(0, new Handshake(SECRET), 1024, MAX_VALUE + 10, 10_000, maxBytes,
                 TIMEOUT, TIMEOUT), store, storage, loops, meters, customizer);
         return server;
     }
 
     private PeerClient client(String secret, int connections, InetSocketAddress address) {
-        var connector = new PeerConnector(new PeerConnector.Settings(CLIENT, new Handshake(secret), TIMEOUT, connections,
+        var connector = new PeerConnector(new ConnectionSettings(CLIENT, new Handshake(secret), TIMEOUT, connections,
                 WINDOW, 1024, MAX_VALUE + 10, Duration.ofSeconds(1)), loops, new NodeInfoClient(loops, TIMEOUT, Duration.ofSeconds(1)));
-        return connector.client(SERVER, address);
+        return new PeerClient(SERVER, address, connector);
     }
 
     private PeerClient client() {
@@ -263,7 +275,7 @@ class PeerProtocolTest {
     /** A server that does not know the secret cannot pass itself off as a peer either. */
     @Test
     void aServerWithAnotherSecretIsNotTrusted() {
-        server = new PeerServer(new PeerServer.Settings(0, new Handshake("other-secret"), 1024, MAX_VALUE + 10, 100, 64L << 20,
+        server = new PeerServer(new ServerSettings(0, new Handshake("other-secret"), 1024, MAX_VALUE + 10, 100, 64L << 20,
                 TIMEOUT, TIMEOUT), store, storage, loops, meters, UnaryOperator.identity());
         assertThatThrownBy(() -> client().read(bytes("k")).block(WAIT)).isInstanceOf(PeerException.Refused.class);
     }
@@ -456,7 +468,7 @@ class PeerProtocolTest {
      */
     @Test
     void requestsPastTheirBoundWaitUnreadInsteadOfBeingRefused() {
-        server = new PeerServer(new PeerServer.Settings(0, new Handshake(SECRET), 1024, MAX_VALUE + 10, 2, 64L << 20,
+        server = new PeerServer(new ServerSettings(0, new Handshake(SECRET), 1024, MAX_VALUE + 10, 2, 64L << 20,
                 TIMEOUT, TIMEOUT), store, storage, loops, meters, UnaryOperator.identity());
         PeerClient client = client();
         store.slowWrites = new CompletableFuture<>();

@@ -108,7 +108,7 @@ class RocksStoreTest {
 
     private List<String> keys(String start, String end) {
         List<String> keys = new ArrayList<>();
-        try (RocksStore.RangeCursor cursor = store.openRange(start == null ? new byte[0] : b(start), end == null ? null : b(end))) {
+        try (RangeCursor cursor = store.openRange(start == null ? new byte[0] : b(start), end == null ? null : b(end))) {
             for (KeyedRecord next = cursor.next(); next != null; next = cursor.next()) {
                 keys.add(new String(next.key(), StandardCharsets.UTF_8));
             }
@@ -121,7 +121,7 @@ class RocksStoreTest {
         open();
         apply(b("a"), Record.value(1, b("A")));
         apply(b("b"), Record.value(1, b("B")));
-        try (RocksStore.RangeCursor cursor = store.openRange(b("a"), null)) {
+        try (RangeCursor cursor = store.openRange(b("a"), null)) {
             apply(b("b"), Record.tombstone(2));
             apply(b("c"), Record.value(2, b("C")));
             assertThat(cursor.next().record()).isEqualTo(Record.value(1, b("A")));
@@ -152,13 +152,13 @@ class RocksStoreTest {
         apply("re-created", Record.value(150, b("back")));
         apply("value", Record.value(50, b("v")));
 
-        assertThat(store.purgeTombstonesBefore(200)).isEqualTo(1);
+        assertThat(new TombstoneIndex(store).purgeTombstonesBefore(200)).isEqualTo(1);
         assertThat(store.get(b("old-delete"))).as("older than the cutoff").isEmpty();
         assertThat(store.get(b("recent-delete"))).as("newer than the cutoff").contains(Record.tombstone(300));
         assertThat(store.get(b("re-created"))).as("its tombstone was replaced").contains(Record.value(150, b("back")));
         assertThat(store.get(b("value"))).as("values never expire").contains(Record.value(50, b("v")));
-        assertThat(store.purgeTombstonesBefore(200)).as("nothing left to drop").isZero();
-        assertThat(store.purgeTombstonesBefore(Long.MAX_VALUE)).isEqualTo(1);
+        assertThat(new TombstoneIndex(store).purgeTombstonesBefore(200)).as("nothing left to drop").isZero();
+        assertThat(new TombstoneIndex(store).purgeTombstonesBefore(Long.MAX_VALUE)).isEqualTo(1);
     }
 
     @Test
@@ -255,15 +255,15 @@ class RocksStoreTest {
             apply("k" + i, Record.value(i + 1, b("v" + i)));
         }
         apply("gone", Record.tombstone(500));
-        RocksStore.Digest all = store.digest(Long.MIN_VALUE, Long.MAX_VALUE);
+        TokenIndex.Digest all = new TokenIndex(store).digest(Long.MIN_VALUE, Long.MAX_VALUE);
         assertThat(all.keys()).isEqualTo(201);
-        RocksStore.Digest low = store.digest(Long.MIN_VALUE, -1);
-        RocksStore.Digest high = store.digest(0, Long.MAX_VALUE);
+        TokenIndex.Digest low = new TokenIndex(store).digest(Long.MIN_VALUE, -1);
+        TokenIndex.Digest high = new TokenIndex(store).digest(0, Long.MAX_VALUE);
         assertThat(low.keys() + high.keys()).isEqualTo(201);
         assertThat(low.hash() ^ high.hash()).as("XOR: the halves make the whole").isEqualTo(all.hash());
 
         List<KeyedRecord> scanned = new ArrayList<>();
-        try (RecordCursor cursor = store.openTokenRange(Long.MIN_VALUE, Long.MAX_VALUE)) {
+        try (RecordCursor cursor = new TokenIndex(store).openTokenRange(Long.MIN_VALUE, Long.MAX_VALUE)) {
             for (KeyedRecord next = cursor.next(); next != null; next = cursor.next()) {
                 scanned.add(next);
             }
@@ -274,28 +274,28 @@ class RocksStoreTest {
         assertThat(gone.record().timestamp()).isEqualTo(500);
 
         apply("k7", Record.value(1000, b("newer")));
-        assertThat(store.digest(Long.MIN_VALUE, Long.MAX_VALUE).hash()).as("a new version changes the digest").isNotEqualTo(all.hash());
-        assertThat(store.digest(Long.MIN_VALUE, Long.MAX_VALUE).keys()).as("but not the count").isEqualTo(201);
+        assertThat(new TokenIndex(store).digest(Long.MIN_VALUE, Long.MAX_VALUE).hash()).as("a new version changes the digest").isNotEqualTo(all.hash());
+        assertThat(new TokenIndex(store).digest(Long.MIN_VALUE, Long.MAX_VALUE).keys()).as("but not the count").isEqualTo(201);
     }
 
     @Test
     void hintsAndFactsSurviveAReopen() {
         open();
         for (int i = 0; i < 5; i++) {
-            store.putHint(b("peer-a\0" + i), b("hint" + i)).join();
+            new HintStore(store).put(b("peer-a\0" + i), b("hint" + i)).join();
         }
-        store.putHint(b("peer-b\0" + 0), b("other")).join();
-        store.putMeta("fact", b("kept")).join();
+        new HintStore(store).put(b("peer-b\0" + 0), b("other")).join();
+        new MetaStore(store).put("fact", b("kept")).join();
         store.close();
         open();
-        List<byte[][]> first = store.hints(b("peer-a\0"), null, 3);
+        List<byte[][]> first = new HintStore(store).page(b("peer-a\0"), null, 3);
         assertThat(first).hasSize(3);
-        List<byte[][]> rest = store.hints(b("peer-a\0"), first.get(2)[0], 10);
+        List<byte[][]> rest = new HintStore(store).page(b("peer-a\0"), first.get(2)[0], 10);
         assertThat(rest).extracting(hint -> new String(hint[1], StandardCharsets.UTF_8)).containsExactly("hint3", "hint4");
-        store.deleteHint(first.get(0)[0]).join();
-        assertThat(store.hints(b("peer-a\0"), null, 10)).hasSize(4);
-        assertThat(store.hints(new byte[0], null, 10)).as("both peers' hints").hasSize(5);
-        assertThat(store.meta("fact")).map(bytes -> new String(bytes, StandardCharsets.UTF_8)).contains("kept");
+        new HintStore(store).delete(first.get(0)[0]).join();
+        assertThat(new HintStore(store).page(b("peer-a\0"), null, 10)).hasSize(4);
+        assertThat(new HintStore(store).page(new byte[0], null, 10)).as("both peers' hints").hasSize(5);
+        assertThat(new MetaStore(store).get("fact")).map(bytes -> new String(bytes, StandardCharsets.UTF_8)).contains("kept");
         assertThat(store.get(b("peer-a\0" + 1))).as("hints are not records").isEmpty();
     }
 
@@ -315,8 +315,8 @@ class RocksStoreTest {
         open();
         assertThat(store.get(b("kept"))).contains(Record.value(7, b("seven")));
         assertThat(store.get(b("deleted"))).contains(Record.tombstone(8));
-        assertThat(store.digest(Long.MIN_VALUE, Long.MAX_VALUE).keys()).as("both are in the token index").isEqualTo(2);
-        assertThat(store.purgeTombstonesBefore(9)).as("the tombstone is indexed too").isEqualTo(1);
+        assertThat(new TokenIndex(store).digest(Long.MIN_VALUE, Long.MAX_VALUE).keys()).as("both are in the token index").isEqualTo(2);
+        assertThat(new TombstoneIndex(store).purgeTombstonesBefore(9)).as("the tombstone is indexed too").isEqualTo(1);
         store.close();
         try (Options options = new Options()) {
             assertThat(RocksDB.listColumnFamilies(options, dir.toString()))
@@ -330,7 +330,7 @@ class RocksStoreTest {
     void closingWithAnOpenCursorReleasesItAndRefusesFurtherCalls() {
         open();
         apply(b("a"), Record.value(1, b("A")));
-        RocksStore.RangeCursor cursor = store.openRange(b("a"), null);
+        RangeCursor cursor = store.openRange(b("a"), null);
         store.close();
         assertThatThrownBy(cursor::next).isInstanceOf(StorageException.class);
         assertThatThrownBy(() -> store.get(b("a"))).isInstanceOf(StorageException.class);
@@ -361,7 +361,7 @@ class RocksStoreTest {
         long walBound = 2L << 20;
         store = RocksStore.open(new StorageSettings(dir, 1 << 20, false, 10_000, 64L << 20, walBound, HashRing::token),
                 LastWriteWins.ORDER);
-        store.putMeta("written-once", b("x")).join();
+        new MetaStore(store).put("written-once", b("x")).join();
         byte[] value = new byte[4096];
         ThreadLocalRandom.current().nextBytes(value);
         List<CompletableFuture<Boolean>> writes = new ArrayList<>();
@@ -377,6 +377,6 @@ class RocksStoreTest {
         Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).untilAsserted(() ->
                 // The bound, plus the memtable being filled when it was passed (16 MiB) and one log file.
                 assertThat(walBytes()).as("bytes of write-ahead log on disk").isLessThan(walBound + (18L << 20)));
-        assertThat(store.meta("written-once")).hasValueSatisfying(bytes -> assertThat(bytes).isEqualTo(b("x")));
+        assertThat(new MetaStore(store).get("written-once")).hasValueSatisfying(bytes -> assertThat(bytes).isEqualTo(b("x")));
     }
 }

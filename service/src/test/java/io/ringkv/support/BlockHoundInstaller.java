@@ -6,7 +6,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestPlan;
 
+import io.ringkv.storage.RangeCursor;
 import io.ringkv.storage.RocksStore;
+import io.ringkv.storage.TombstoneIndex;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
 
@@ -30,10 +32,10 @@ public final class BlockHoundInstaller implements TestExecutionListener {
                 // flag the store's entry points themselves.
                 // (getIfCached never reads the disk, and apply only queues the write for the writer.)
                 .markAsBlocking(RocksStore.class, "get", "([B)Ljava/util/Optional;")
-                .markAsBlocking(RocksStore.class, "openRange", "([B[B)Lio/ringkv/storage/RocksStore$RangeCursor;")
-                .markAsBlocking(RocksStore.class, "purgeTombstonesBefore", "(J)J")
-                .markAsBlocking(RocksStore.RangeCursor.class, "next", "()Lio/ringkv/storage/KeyedRecord;")
-                .markAsBlocking(RocksStore.RangeCursor.class, "close", "()V")
+                .markAsBlocking(RocksStore.class, "openRange", "([B[B)Lio/ringkv/storage/RangeCursor;")
+                .markAsBlocking(TombstoneIndex.class, "purgeTombstonesBefore", "(J)J")
+                .markAsBlocking(RangeCursor.class, "next", "()Lio/ringkv/storage/KeyedRecord;")
+                .markAsBlocking(RangeCursor.class, "close", "()V")
                 // Handing a task to a bounded-elastic scheduler (our storage scheduler) takes its
                 // queue's lock for a moment, which BlockHound sees as parking when another thread
                 // holds it: reactor-core#2137, open. That is the hand-off away from the event loop,

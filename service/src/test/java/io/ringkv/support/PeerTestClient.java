@@ -3,10 +3,11 @@ package io.ringkv.support;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
-import io.ringkv.peer.Handshake;
-import io.ringkv.peer.NodeInfoClient;
-import io.ringkv.peer.PeerClient;
-import io.ringkv.peer.PeerConnector;
+import io.ringkv.peer.client.NodeInfoClient;
+import io.ringkv.peer.client.PeerClient;
+import io.ringkv.peer.client.ConnectionSettings;
+import io.ringkv.peer.client.PeerConnector;
+import io.ringkv.peer.wire.Handshake;
 import reactor.netty.resources.LoopResources;
 
 /**
@@ -23,18 +24,18 @@ public final class PeerTestClient implements AutoCloseable {
 
     public PeerTestClient(String secret) {
         Duration timeout = Duration.ofSeconds(5);
-        connector = new PeerConnector(new PeerConnector.Settings(NAME, new Handshake(secret), timeout, 1, 256 * 1024,
+        connector = new PeerConnector(new ConnectionSettings(NAME, new Handshake(secret), timeout, 1, 256 * 1024,
                 1024, 16 * 1024 * 1024, Duration.ofSeconds(1)), loops, new NodeInfoClient(loops, timeout, Duration.ofSeconds(1)));
     }
 
     /** The node named {@code peer}, found through the port it tells on its public API. */
     public PeerClient of(String peer) {
-        return connector.client(peer);
+        return new PeerClient(peer, connector);
     }
 
     /** The node named {@code peer}, at a given address (a port Docker mapped). */
     public PeerClient at(String peer, InetSocketAddress address) {
-        return connector.client(peer, address);
+        return new PeerClient(peer, address, connector);
     }
 
     @Override

@@ -13,8 +13,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
-import io.ringkv.peer.PeerServerCustomizer;
-import io.ringkv.peer.Wire;
+import io.ringkv.peer.server.PeerServerCustomizer;
+import io.ringkv.peer.wire.Wire;
 
 /**
  * A slow node, for tests: with {@code ringkv.testing.replica-delay} set, every answer the node

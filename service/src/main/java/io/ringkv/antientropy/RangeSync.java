@@ -1,0 +1,239 @@
+package io.ringkv.antientropy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.ringkv.overload.Throttle;
+import io.ringkv.replication.HybridClock;
+import io.ringkv.replication.LocalReplica;
+import io.ringkv.replication.RemoteReplica;
+import io.ringkv.ring.TokenRange.Interval;
+import io.ringkv.storage.KeyedRecord;
+import io.ringkv.storage.RecordBatch;
+import io.ringkv.storage.RecordCursor;
+import io.ringkv.storage.RocksStore;
+import io.ringkv.storage.TokenIndex;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Brings this node and one peer to the same versions over some token intervals, moving only the
+ * keys that differ: the engine of anti-entropy repair, of a joining node's pull and of a leaving
+ * node's push.
+ *
+ * <p>Both sides hash their versions per interval (an XOR of one hash per key and version, from
+ * the token index, so it is cheap to compute on demand, like Cassandra's validation); equal
+ * digests end the work for that interval. A differing interval with many keys is split in
+ * {@value #SPLIT} and compared again, a Merkle tree walked top-down without being stored; one
+ * with few keys is settled by streaming both sides' versions (keys and timestamps, no values)
+ * and moving the newer record of each key that differs, many records per call. Moves are
+ * throttled in bytes per second; pulled records pass the same clock check as any write from a peer.
+ */
+public final class RangeSync {
+
+    /** Which way records may move. */
+    public enum Direction {
+        /** Only fetch what the peer holds newer: a joining node. */
+        PULL,
+        /** Only send what this node holds newer: a leaving node. */
+        PUSH,
+        /** Both: repair. */
+        BOTH;
+
+        boolean pulls() {
+            return this != PUSH;
+        }
+
+        boolean pushes() {
+            return this != PULL;
+        }
+    }
+
+    static final int SPLIT = 16;
+    /** An interval with at most this many keys on each side is settled key by key. */
+    static final int LEAF_KEYS = 1000;
+    /** 16^8 splits of the ring leave 2^32 tokens an interval: deeper only repeats the leaf's work. */
+    static final int MAX_DEPTH = 8;
+    /** Intervals per DIGEST request: bounds a frame at a few KiB. */
+    static final int DIGEST_BATCH = 256;
+    /** Batches of records in flight to or from the peer at once. */
+    static final int TRANSFERS = 2;
+
+    private final LocalReplica local;
+    private final TokenIndex tokens;
+    private final Scheduler storage;
+    private final HybridClock clock;
+    private final Throttle throttle;
+    private final Counter intervalsCompared;
+    private final Counter keysPushed;
+    private final Counter keysPulled;
+    private final Counter bytesPushed;
+    private final Counter bytesPulled;
+    private final Counter refused;
+
+    public RangeSync(LocalReplica local, RocksStore store, Scheduler storage, HybridClock clock, Throttle throttle,
+            MeterRegistry meters) {
+        this.local = local;
+        this.tokens = new TokenIndex(store);
+        this.storage = storage;
+        this.clock = clock;
+        this.throttle = throttle;
+        this.intervalsCompared = Counter.builder("ringkv.repair.intervals").description("Token intervals compared by digest")
+                .register(meters);
+        this.keysPushed = Counter.builder("ringkv.repair.keys").tag("direction", "push")
+                .description("Keys found different and moved, by repair, join or leave").register(meters);
+        this.keysPulled = Counter.builder("ringkv.repair.keys").tag("direction", "pull")
+                .description("Keys found different and moved, by repair, join or leave").register(meters);
+        this.bytesPushed = Counter.builder("ringkv.repair.bytes").tag("direction", "push").baseUnit("bytes")
+                .description("Record bytes moved by repair, join or leave").register(meters);
+        this.bytesPulled = Counter.builder("ringkv.repair.bytes").tag("direction", "pull").baseUnit("bytes")
+                .description("Record bytes moved by repair, join or leave").register(meters);
+        this.refused = Counter.builder("ringkv.repair.refused")
+                .description("Records repair did not move: stamped beyond ringkv.clock.max-offset ahead of this clock").register(meters);
+    }
+
+    /** Settles the intervals with the peer; fails, leaving the rest for another run, if either side fails. */
+    public Mono<Void> sync(RemoteReplica peer, List<Interval> intervals, Direction direction, RepairProgress progress) {
+        return compare(peer, intervals, 0, direction, progress);
+    }
+
+    private Mono<Void> compare(RemoteReplica peer, List<Interval> intervals, int depth, Direction direction,
+            RepairProgress progress) {
+        return Flux.fromIterable(batches(intervals))
+                .concatMap(batch -> Mono.zip(localDigests(batch), peer.digest(TokenIntervals.flatten(batch)))
+                        .flatMapMany(digests -> {
+                            long[] mine = digests.getT1();
+                            long[] theirs = digests.getT2();
+                            if (mine.length != theirs.length) {
+                                return Flux.error(new IllegalStateException(
+                                        peer.name() + " answered " + theirs.length / 2 + " digests for " + batch.size() + " intervals"));
+                            }
+                            intervalsCompared.increment(batch.size());
+                            List<Mono<Void>> work = new ArrayList<>();
+                            for (int i = 0; i < batch.size(); i++) {
+                                Interval interval = batch.get(i);
+                                long myKeys = mine[2 * i + 1];
+                                long theirKeys = theirs[2 * i + 1];
+                                if (mine[2 * i] == theirs[2 * i] && myKeys == theirKeys) {
+                                    progress.compared(interval);
+                                } else if (depth >= MAX_DEPTH || Math.max(myKeys, theirKeys) <= LEAF_KEYS) {
+                                    work.add(settle(peer, interval, direction, progress));
+                                } else {
+                                    work.add(compare(peer, TokenIntervals.split(interval, SPLIT), depth + 1, direction, progress));
+                                }
+                            }
+                            return Flux.concat(work);
+                        }), 1)
+                .then();
+    }
+
+    private static List<List<Interval>> batches(List<Interval> intervals) {
+        List<List<Interval>> batches = new ArrayList<>();
+        for (int from = 0; from < intervals.size(); from += DIGEST_BATCH) {
+            batches.add(intervals.subList(from, Math.min(intervals.size(), from + DIGEST_BATCH)));
+        }
+        return batches;
+    }
+
+    private Mono<long[]> localDigests(List<Interval> intervals) {
+        return Mono.fromCallable(() -> tokens.digests(TokenIntervals.flatten(intervals))).subscribeOn(storage);
+    }
+
+    /** Compares both sides' versions in the interval and moves the newer record of every key that differs. */
+    private Mono<Void> settle(RemoteReplica peer, Interval interval, Direction direction, RepairProgress progress) {
+        return Mono.zip(localVersions(interval), peer.tokenScan(interval.low(), interval.high()).collectList())
+                .flatMap(versions -> {
+                    VersionDiff.Result diff = VersionDiff.of(versions.getT1(), versions.getT2());
+                    progress.different(diff.size());
+                    Mono<Void> pushes = direction.pushes()
+                            ? move(local::readBatch, peer::writeBatch, diff.push(), counted(keysPushed, bytesPushed, progress::pushed))
+                            : Mono.empty();
+                    Mono<Void> pulls = direction.pulls()
+                            ? move(peer::readBatch, local::writeBatch, diff.pull(), counted(keysPulled, bytesPulled, progress::pulled))
+                            : Mono.empty();
+                    return pushes.then(pulls);
+                })
+                .doOnSuccess(ignored -> progress.compared(interval));
+    }
+
+    private Mono<List<KeyedRecord>> localVersions(Interval interval) {
+        return Mono.fromCallable(() -> {
+            List<KeyedRecord> versions = new ArrayList<>();
+            try (RecordCursor cursor = tokens.openTokenRange(interval.low(), interval.high())) {
+                for (KeyedRecord next = cursor.next(); next != null; next = cursor.next()) {
+                    versions.add(next);
+                }
+            }
+            return versions;
+        }).subscribeOn(storage);
+    }
+
+    /**
+     * Reads the keys' records on one side and writes them on the other, a batch at a time
+     * ({@link RecordBatch}: one call and one throttle reservation for many small records), with
+     * {@value #TRANSFERS} batches in flight. A record stamped beyond ringkv.clock.max-offset is not
+     * moved (and counted): the clock refuses it.
+     */
+    private Mono<Void> move(Function<List<byte[]>, Mono<RecordBatch>> source, Function<List<KeyedRecord>, Mono<Void>> target,
+            List<byte[]> keys, Moved moved) {
+        return batches(source, keys)
+                .flatMap(batch -> {
+                    List<KeyedRecord> movable = movable(batch.found());
+                    if (movable.isEmpty()) {
+                        return Mono.empty();
+                    }
+                    long size = movable.stream().mapToLong(RecordBatch::entrySize).sum();
+                    Duration wait = throttle.reserve(size);
+                    Mono<Void> write = target.apply(movable);
+                    return (wait.isZero() ? write : Mono.delay(wait).then(write))
+                            .doOnSuccess(ignored -> moved.accept(movable.size(), size));
+                }, TRANSFERS)
+                .then();
+    }
+
+    /** The source's batches of the keys, asked for in turn: each answer covers the first of the keys not yet covered. */
+    static Flux<RecordBatch> batches(Function<List<byte[]>, Mono<RecordBatch>> source, List<byte[]> keys) {
+        return read(source, keys, 0).expand(batch -> batch.covered() < keys.size() ? read(source, keys, batch.covered()) : Mono.empty());
+    }
+
+    /** Told of every batch moved. */
+    private interface Moved {
+        void accept(int keys, long bytes);
+    }
+
+    private static Moved counted(Counter keyCounter, Counter byteCounter, Moved progress) {
+        return (keys, bytes) -> {
+            keyCounter.increment(keys);
+            byteCounter.increment(bytes);
+            progress.accept(keys, bytes);
+        };
+    }
+
+    /** One batch from {@code from} on; its {@code covered} counts from the first key of the list. */
+    private static Mono<RecordBatch> read(Function<List<byte[]>, Mono<RecordBatch>> source, List<byte[]> keys, int from) {
+        if (from >= keys.size()) {
+            return Mono.empty();
+        }
+        List<byte[]> asked = keys.subList(from, Math.min(keys.size(), from + RecordBatch.MAX_KEYS));
+        return source.apply(asked).flatMap(batch -> batch.covered() < 1 || batch.covered() > asked.size()
+                ? Mono.error(new IllegalStateException("a batch covering " + batch.covered() + " of " + asked.size() + " keys"))
+                : Mono.just(new RecordBatch(from + batch.covered(), batch.found())));
+    }
+
+    private List<KeyedRecord> movable(List<KeyedRecord> found) {
+        List<KeyedRecord> movable = new ArrayList<>(found.size());
+        for (KeyedRecord keyed : found) {
+            if (clock.observe(keyed.record().timestamp())) {
+                movable.add(keyed);
+            } else {
+                refused.increment();
+            }
+        }
+        return movable;
+    }
+}

@@ -1,0 +1,320 @@
+package io.ringkv.handover;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+import io.ringkv.antientropy.RangeSync;
+import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.antientropy.RepairProgress;
+import io.ringkv.antientropy.TokenIntervals;
+import io.ringkv.replication.RemoteReplica;
+import io.ringkv.replication.ReplicaDirectory;
+import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.HashRing;
+import io.ringkv.ring.MemberState;
+import io.ringkv.ring.TokenRange.Interval;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
+
+/**
+ * A node's data moving in and out as the cluster grows and shrinks, on {@link RangeSync}: a
+ * joining node pulls the ranges it will own; a leaving node, scaled down (its StatefulSet scaled
+ * below it), drains its data to the next owners before it stops: the scale-down hand-over.
+ *
+ * <p><b>Joining</b> (with DNS discovery, where members come and go). A node whose store never
+ * finished joining (a new pod, an empty or cleared volume) says JOINING from its first answer to
+ * a peer: it takes writes for the ranges it will own, but no read asks it and it is not ready.
+ * Once it knows its ring: if no peer holds its ranges yet (every one is JOINING: a new cluster),
+ * it is NORMAL at once; otherwise it waits until its peers have seen it join (two discovery
+ * rounds, so that every write from then on reaches it), pulls from each current owner the ranges
+ * it will own, and becomes NORMAL. A pull that fails is tried again; a ring that changed meanwhile
+ * is pulled again (only what differs moves). An owner that stays unreachable (a crash-looping
+ * pod) holds the join up for at most {@code ownerWait}: after that the node joins once it has
+ * pulled each range from enough of its owners to hold every write a majority of them
+ * acknowledged, which is every write made at the default {@code replicas}; a write made at less
+ * than a majority may then be only on the unreachable owner. Short of that it keeps trying, since
+ * joining would lose acknowledged writes. A static peer list never changes: its nodes do not
+ * join, and an emptied one is healed by hints, read repair and anti-entropy.
+ *
+ * <p><b>Leaving (scale down).</b> When the node is told to stop and {@code scaledAway} says it is not coming
+ * back (its StatefulSet was scaled below it), it marks its store as left (a volume that returns
+ * later is cleared, see {@link RepairLedger}), says LEAVING, waits until its peers have seen that
+ * (so that writes also reach the next owners), and pushes to each next owner everything it holds
+ * for them, newer records only, within {@code leaveTimeout}. A crash, or a leave cut short, is
+ * covered by the other replicas and by repair.
+ */
+public final class DataMovement implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(DataMovement.class);
+    /** Leaving nodes push to this many next owners at once; each transfer has its own records in flight. */
+    private static final int PUSHES = 2;
+
+    /**
+     * @param replicationFactor what each key's first owners are counted in
+     * @param joins             whether a new node pulls its ranges first (members discovered, not listed)
+     * @param settle            how long peers take to see this node's state: two discovery rounds
+     * @param retry             how long a join waits before pulling again from a peer that failed
+     * @param ownerWait         how long a join waits for an unreachable owner before it joins
+     *                          without it, if the others hold every majority write
+     * @param leaveTimeout      how long a leaving node may push before it stops regardless
+     */
+    public record Settings(int replicationFactor, boolean joins, Duration settle, Duration retry, Duration ownerWait,
+            Duration leaveTimeout) {
+    }
+
+    private final ClusterMembership membership;
+    private final ReplicaDirectory replicas;
+    private final RangeSync sync;
+    private final RepairLedger ledger;
+    private final Supplier<Mono<Boolean>> scaledAway;
+    private final Settings settings;
+    private final LongSupplier clock;
+    private volatile RepairProgress running;
+    private volatile Disposable join;
+    private volatile boolean started;
+
+    /** @param scaledAway whether this node is stopping for good; null where nothing can tell (it never leaves) */
+    public DataMovement(ClusterMembership membership, ReplicaDirectory replicas, RangeSync sync, RepairLedger ledger,
+            Supplier<Mono<Boolean>> scaledAway, Settings settings, LongSupplier clock) {
+        this.membership = membership;
+        this.replicas = replicas;
+        this.sync = sync;
+        this.ledger = ledger;
+        this.scaledAway = scaledAway;
+        this.settings = settings;
+        this.clock = clock;
+        // Before any server starts: the first answer a peer gets already says so.
+        if (!ledger.joined()) {
+            if (settings.joins()) {
+                membership.setState(membership.self(), MemberState.JOINING);
+            } else {
+                ledger.markJoined();
+            }
+        }
+    }
+
+    /** The transfer under way (a join's pull or a leave's push), for {@code /v0/cluster}; null if none. */
+    public RepairProgress.Snapshot running() {
+        RepairProgress now = running;
+        return now == null ? null : now.snapshot();
+    }
+
+    @Override
+    public void start() {
+        started = true;
+        if (membership.state(membership.self()) != MemberState.JOINING || ledger.markedLeft()) {
+            // Marked left already: a store found behind its peers' purges before this start. It
+            // serves again only once a restart has cleared it.
+            return;
+        }
+        long begun = clock.getAsLong();
+        AtomicLong keys = new AtomicLong();
+        AtomicLong bytes = new AtomicLong();
+        join = Flux.interval(Duration.ofMillis(200))
+                .filter(tick -> membership.isKnown())
+                .next()
+                .flatMap(known -> !peersHoldData() ? Mono.empty() : Mono.delay(settings.settle())
+                        .then(Mono.defer(() -> pullRound(begun, keys, bytes))
+                                .retryWhen(Retry.fixedDelay(Long.MAX_VALUE, settings.retry())
+                                        .doBeforeRetry(signal -> log.warn("joining: {}; pulling again in {}",
+                                                signal.failure().getMessage(), settings.retry())))))
+                .subscribe(ignored -> {
+                }, error -> log.error("joining stopped: {}", error.toString()), () -> {
+                    if (!ledger.markJoined()) {
+                        log.warn("pulled its ranges, but the store was marked left meanwhile: it stays JOINING");
+                        return;
+                    }
+                    membership.setState(membership.self(), MemberState.NORMAL);
+                    if (ledger.markedLeft()) {
+                        // Marked left between the two (PurgeHorizonCheck): its JOINING must stand.
+                        membership.setState(membership.self(), MemberState.JOINING);
+                        return;
+                    }
+                    log.info("joined: pulled {} keys ({} bytes) in {} ms; serving reads", keys.get(), bytes.get(),
+                            clock.getAsLong() - begun);
+                });
+    }
+
+    private boolean peersHoldData() {
+        String self = membership.self();
+        boolean any = membership.ring().members().stream()
+                .anyMatch(member -> !member.equals(self) && membership.state(member).holdsData());
+        if (!any) {
+            log.info("no peer holds data yet (a new cluster): nothing to pull");
+        }
+        return any;
+    }
+
+    /**
+     * Pulls from every current owner what this node will own; fails if the ring changed meanwhile
+     * (a new round then covers the new ring), or if a peer could not be pulled from, unless the
+     * join has waited {@code ownerWait} and the owners it did pull from hold every majority write.
+     */
+    private Mono<Void> pullRound(long begun, AtomicLong keys, AtomicLong bytes) {
+        ClusterMembership.View view = membership.view();
+        String self = membership.self();
+        // What it owns with no other joiner finished yet: the most it may have to serve.
+        HashRing owning = view.joining().getOrDefault(self, view.future());
+        List<String> sources = view.current().members().stream().filter(member -> !member.equals(self)).toList();
+        Set<String> pulled = ConcurrentHashMap.newKeySet();
+        return Flux.fromIterable(sources)
+                .concatMap(source -> {
+                    List<Interval> intervals = TokenIntervals.moving(view.current(), owning, settings.replicationFactor(), source, self);
+                    if (intervals.isEmpty()) {
+                        pulled.add(source);
+                        return Mono.empty();
+                    }
+                    long startedMillis = clock.getAsLong();
+                    return transfer(source, intervals, RangeSync.Direction.PULL, keys, bytes).flatMap(done -> {
+                        if (!done) {
+                            return Mono.just(false);
+                        }
+                        pulled.add(source);
+                        // Both sides remember it as a repair: it bounds what each may purge, and the
+                        // purge horizons they check in each other (PurgeHorizonCheck).
+                        ledger.caughtUpWith(source, startedMillis);
+                        RemoteReplica peer = replicas.remote(source);
+                        return peer == null ? Mono.just(true)
+                                : peer.repaired(startedMillis).onErrorResume(error -> Mono.empty()).thenReturn(true);
+                    });
+                }, 1)
+                .then(Mono.defer(() -> {
+                    if (membership.view().version() != view.version()) {
+                        return Mono.error(new IllegalStateException("the ring changed while pulling"));
+                    }
+                    if (pulled.size() == sources.size()) {
+                        return Mono.empty();
+                    }
+                    List<String> missed = sources.stream().filter(source -> !pulled.contains(source)).toList();
+                    boolean majorityWritesHeld = TokenIntervals.notCoveredByMajorityWrites(view.current(), owning,
+                            settings.replicationFactor(), self, pulled).isEmpty();
+                    long waited = clock.getAsLong() - begun;
+                    if (majorityWritesHeld && waited >= settings.ownerWait().toMillis()) {
+                        log.warn("joining without {}, still unreachable {} s after the join began"
+                                + " (ringkv.cluster.join.owner-wait): the owners pulled from hold every write a majority"
+                                + " acknowledged; a write made at less than a majority may be only on {}", missed, waited / 1000, missed);
+                        return Mono.empty();
+                    }
+                    return Mono.error(new IllegalStateException("could not pull from " + missed + (majorityWritesHeld
+                            ? "; the others hold every majority write, so the join goes on without them after "
+                                    + settings.ownerWait()
+                            : "; without them some writes acknowledged by a majority would be missing, so the join waits")));
+                }));
+    }
+
+    /** One transfer with one peer; true once it finished, false (logged) if it failed. */
+    private Mono<Boolean> transfer(String name, List<Interval> intervals, RangeSync.Direction direction, AtomicLong keys,
+            AtomicLong bytes) {
+        RemoteReplica peer = replicas.remote(name);
+        String kind = direction == RangeSync.Direction.PULL ? "join" : "leave";
+        if (peer == null || !peer.isAvailable()) {
+            log.warn("{}: {} is not reachable", kind, name);
+            return Mono.just(false);
+        }
+        RepairProgress progress = new RepairProgress(kind, name, clock.getAsLong(), intervals);
+        running = progress;
+        return sync.sync(peer, intervals, direction, progress)
+                .then(Mono.fromCallable(() -> {
+                    progress.finished("done");
+                    RepairProgress.Snapshot done = progress.snapshot();
+                    long moved = done.keysPulled() + done.keysPushed();
+                    keys.addAndGet(moved);
+                    bytes.addAndGet(done.bytes());
+                    log.info("{}: {} {} keys ({} bytes) {} {} in {} ms", kind,
+                            direction == RangeSync.Direction.PULL ? "pulled" : "pushed", moved, done.bytes(),
+                            direction == RangeSync.Direction.PULL ? "from" : "to", name, clock.getAsLong() - done.startedMillis());
+                    return true;
+                }))
+                .onErrorResume(error -> {
+                    progress.finished("failed: " + error.getMessage());
+                    log.warn("{}: transfer with {} failed: {}", kind, name, error.toString());
+                    return Mono.just(false);
+                })
+                .doFinally(signal -> running = null);
+    }
+
+    /**
+     * Runs on the thread that closes the application, before the servers stop: a leaving node
+     * still answers its peers while it hands its data over.
+     */
+    @Override
+    public void stop() {
+        started = false;
+        if (join != null) {
+            join.dispose();
+        }
+        if (scaledAway == null || !membership.isKnown()) {
+            return;
+        }
+        boolean leaving;
+        try {
+            leaving = Boolean.TRUE.equals(scaledAway.get().block(Duration.ofSeconds(5)));
+        } catch (RuntimeException e) {
+            log.warn("could not tell whether this node is scaled away ({}): stopping as for a restart", e.toString());
+            return;
+        }
+        if (leaving) {
+            leave();
+        } else {
+            log.info("stopping for a restart: this node stays a member");
+        }
+    }
+
+    private void leave() {
+        long begun = clock.getAsLong();
+        ledger.markLeft().join();
+        if (!membership.state(membership.self()).holdsData()) {
+            log.info("this node is scaled away before it finished joining: nothing to hand over");
+            return;
+        }
+        membership.setState(membership.self(), MemberState.LEAVING);
+        log.info("this node is scaled away: handing its data to the next owners, for at most {}", settings.leaveTimeout());
+        AtomicLong keys = new AtomicLong();
+        AtomicLong bytes = new AtomicLong();
+        Mono<Long> handOver = Mono.delay(settings.settle())
+                .thenMany(Flux.defer(() -> {
+                    ClusterMembership.View view = membership.view();
+                    String self = membership.self();
+                    return Flux.fromIterable(view.future().members())
+                            .filter(member -> !member.equals(self))
+                            .flatMap(receiver -> {
+                                List<Interval> intervals = TokenIntervals.moving(view.current(), view.future(),
+                                        settings.replicationFactor(), self, receiver);
+                                return intervals.isEmpty() ? Mono.just(true)
+                                        : transfer(receiver, intervals, RangeSync.Direction.PUSH, keys, bytes);
+                            }, PUSHES);
+                }))
+                .filter(done -> !done)
+                .count();
+        try {
+            long failed = handOver.block(settings.leaveTimeout());
+            log.info("left: pushed {} keys ({} bytes) to the next owners in {} ms{}", keys.get(), bytes.get(),
+                    clock.getAsLong() - begun, failed == 0 ? "" : "; " + failed + " of them could not be reached: repair covers them");
+        } catch (RuntimeException e) {
+            log.warn("left before the hand-over finished ({}): pushed {} keys ({} bytes) in {} ms; the other replicas"
+                    + " and repair cover the rest", e.getMessage(), keys.get(), bytes.get(), clock.getAsLong() - begun);
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return started;
+    }
+
+    /** Stops just after the first to stop, the client drain: a leaving node's clients go elsewhere first. */
+    @Override
+    public int getPhase() {
+        return DEFAULT_PHASE - 1;
+    }
+}

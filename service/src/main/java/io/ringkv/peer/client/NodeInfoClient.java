@@ -1,0 +1,67 @@
+package io.ringkv.peer.client;
+
+import java.net.URI;
+import java.time.Duration;
+
+import io.netty.handler.codec.http.HttpResponseStatus;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.LoopResources;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Asks a node, on its public port, who it is and where it answers peers: {@code GET /v0/cluster}
+ * names the node ({@code self}) and its cluster port ({@code clusterPort}). Discovery asks each
+ * address it finds for the name; a {@link PeerConnector} asks a peer for its port. Neither is a
+ * secret: a connection to that port still has to pass the handshake.
+ */
+public final class NodeInfoClient {
+
+    /** What a node tells about itself. */
+    public record NodeInfo(String name, int clusterPort) {
+    }
+
+    public static final String PATH = "/v0/cluster";
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    static {
+        // The mapper fills its deserializer cache at its first use, under a lock that another
+        // event loop may be holding at that moment (BlockHound saw the park): fill it here, once.
+        parse("{\"self\":\"http://warm-up:1\",\"clusterPort\":1}");
+    }
+
+    private final HttpClient http;
+    private final Duration timeout;
+
+    public NodeInfoClient(LoopResources loops, Duration timeout, Duration dnsCacheMaxTtl) {
+        this.timeout = timeout;
+        // Asked rarely (a new address, a new connection): no pooled connections to keep.
+        this.http = HttpClient.newConnection()
+                .runOn(loops)
+                .resolver(dns -> dns.cacheMaxTimeToLive(dnsCacheMaxTtl).cacheNegativeTimeToLive(Duration.ZERO))
+                .responseTimeout(timeout);
+    }
+
+    /** The node at a base URL ({@code http://host:port}). */
+    public Mono<NodeInfo> of(URI baseUrl) {
+        return http.get()
+                .uri(baseUrl.resolve(PATH).toString())
+                .responseSingle((response, body) -> response.status().equals(HttpResponseStatus.OK)
+                        ? body.asString()
+                        : Mono.error(new IllegalStateException(baseUrl + PATH + " answered " + response.status())))
+                .map(NodeInfoClient::parse)
+                .timeout(timeout);
+    }
+
+    static NodeInfo parse(String json) {
+        JsonNode node = JSON.readTree(json);
+        JsonNode self = node.get("self");
+        JsonNode port = node.get("clusterPort");
+        if (self == null || !self.isString() || port == null || !port.canConvertToInt()) {
+            throw new IllegalStateException("not a ringkv node's self-description: " + json);
+        }
+        return new NodeInfo(self.asString(), port.asInt());
+    }
+}

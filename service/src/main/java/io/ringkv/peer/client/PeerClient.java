@@ -1,0 +1,202 @@
+package io.ringkv.peer.client;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+import io.ringkv.peer.wire.PeerException;
+import io.ringkv.peer.wire.PeerStatus;
+import io.ringkv.storage.KeyedRecord;
+import io.ringkv.storage.Record;
+import io.ringkv.storage.RecordBatch;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Calls one peer over a small, fixed number of persistent connections, opened on first use and
+ * again whenever one closes. Many requests share each connection at once. A request goes on the
+ * connection of the caller's own event loop when there is one (no thread hop), otherwise on the
+ * next in turn.
+ */
+public final class PeerClient implements AutoCloseable {
+
+    private final String peer;
+    /** Where to connect instead of the name's host and advertised port; null: there. */
+    private final InetSocketAddress address;
+    private final PeerConnector connector;
+    private final Slot[] slots;
+    private final AtomicInteger turn = new AtomicInteger();
+    private volatile Integer port;
+    private volatile boolean closed;
+
+    /** A client of the peer, found by its name's host and the cluster port it tells. */
+    public PeerClient(String peer, PeerConnector connector) {
+        this(peer, null, connector);
+    }
+
+    /**
+     * A client of the peer at a fixed address instead: where its name does not resolve, or its port
+     * is mapped elsewhere (Docker, a proxy). The handshake still checks that the peer is who it should be.
+     */
+    public PeerClient(String peer, InetSocketAddress address, PeerConnector connector) {
+        this.peer = peer;
+        this.address = address;
+        this.connector = connector;
+        this.slots = new Slot[connector.settings().connectionsPerPeer()];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = new Slot();
+        }
+    }
+
+    public String peer() {
+        return peer;
+    }
+
+    /** The peer's newest record for the key, tombstones included; empty if it has none. */
+    public Mono<Optional<Record>> read(byte[] key) {
+        return call(connection -> connection.read(key));
+    }
+
+    /** Stores the record on the peer unless it holds a newer version. */
+    public Mono<Void> write(byte[] key, Record record) {
+        return call(connection -> connection.write(key, record));
+    }
+
+    /** Stores the records on the peer, each unless it holds a newer version, in one frame ({@link RecordBatch#MAX_BYTES}). */
+    public Mono<Void> writeBatch(List<KeyedRecord> records) {
+        return call(connection -> connection.writeBatch(records));
+    }
+
+    /** The peer's records of the first of the keys (at most {@link RecordBatch#MAX_KEYS}); it says how many it covers. */
+    public Mono<RecordBatch> readBatch(List<byte[]> keys) {
+        return call(connection -> connection.readBatch(keys));
+    }
+
+    /**
+     * Completes when the peer answers, proving it is up and knows the secret, with what it tells
+     * about itself; tells it this node's own ({@link PeerStatus#UNKNOWN}: nothing to check).
+     */
+    public Mono<PeerStatus> ping(PeerStatus own) {
+        return call(connection -> connection.ping(own));
+    }
+
+    /** Tells the peer that a repair with it, started at that moment, has finished. */
+    public Mono<Void> repaired(long startedMillis) {
+        return call(connection -> connection.repaired(startedMillis));
+    }
+
+    /** The peer's digests (hash, keys, hash, keys, ...) of token intervals (low, high, low, high, ...). */
+    public Mono<long[]> digest(long[] intervals) {
+        return call(connection -> connection.digest(intervals));
+    }
+
+    /** The peer's keys with a token in {@code [low, high]}, in token order, with their versions only. */
+    public Flux<KeyedRecord> tokenScan(long low, long high) {
+        return stream(connection -> connection.tokenScan(low, high));
+    }
+
+    /** The peer's records in {@code [start, end)} (null end: all), tombstones included, in key order. */
+    public Flux<KeyedRecord> scan(byte[] start, byte[] end) {
+        return stream(connection -> connection.scan(start, end));
+    }
+
+    /** A stream's flow control bounds it once open; connecting has the timeout. */
+    private Flux<KeyedRecord> stream(Function<PeerConnection, Flux<KeyedRecord>> opening) {
+        return connection()
+                .timeout(connector.settings().timeout(), Mono.error(() -> new PeerException.Unavailable(peer, "no connection within " + connector.settings().timeout())))
+                .flatMapMany(opening);
+    }
+
+    /** Every call ends: a request has its deadline on its connection, connecting has its own. */
+    private <T> Mono<T> call(Function<PeerConnection, Mono<T>> operation) {
+        return connection().flatMap(operation);
+    }
+
+    private Mono<PeerConnection> connection() {
+        if (closed) {
+            return Mono.error(new PeerException.Unavailable(peer, "this node no longer calls it"));
+        }
+        Slot slot = pick();
+        PeerConnection current = slot.connection;
+        return current != null && current.isOpen() ? Mono.just(current) : slot.connect();
+    }
+
+    private Slot pick() {
+        for (Slot slot : slots) {
+            PeerConnection connection = slot.connection;
+            if (connection != null && connection.isOnCurrentEventLoop() && connection.isOpen()) {
+                return slot;
+            }
+        }
+        return slots[Math.floorMod(turn.getAndIncrement(), slots.length)];
+    }
+
+    /**
+     * A new connection: at the fixed address if there is one, else at the port the peer told last
+     * time; if that fails the peer may have restarted on another port, so it is asked again at once.
+     */
+    private Mono<PeerConnection> open() {
+        if (address != null) {
+            return connector.connect(peer, address.getHostString(), address.getPort());
+        }
+        String host = URI.create(peer).getHost();
+        Mono<PeerConnection> askFirst = connector.clusterPort(peer)
+                .doOnNext(found -> port = found)
+                .flatMap(found -> connector.connect(peer, host, found))
+                .doOnError(error -> port = null);
+        Integer known = port;
+        return known == null ? askFirst : connector.connect(peer, host, known).onErrorResume(error -> askFirst);
+    }
+
+    /** One connection and the attempt to open it, shared by the callers that arrive meanwhile. */
+    private final class Slot {
+        private volatile PeerConnection connection;
+        private Mono<PeerConnection> connecting;
+
+        synchronized Mono<PeerConnection> connect() {
+            PeerConnection current = connection;
+            if (current != null && current.isOpen()) {
+                return Mono.just(current);
+            }
+            if (connecting == null) {
+                connecting = open()
+                        .doOnNext(opened -> {
+                            connection = opened;
+                            if (closed) {
+                                opened.close();
+                            }
+                        })
+                        .doFinally(signal -> {
+                            synchronized (this) {
+                                connecting = null;
+                            }
+                        })
+                        .cache();
+            }
+            return connecting;
+        }
+
+        void close() {
+            PeerConnection current = connection;
+            if (current != null) {
+                current.close();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (Slot slot : slots) {
+            slot.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PeerClient[" + peer + "]";
+    }
+}

@@ -1,0 +1,553 @@
+package io.ringkv.peer.client;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.ringkv.peer.wire.FrameDecoder;
+import io.ringkv.peer.wire.Handshake;
+import io.ringkv.peer.wire.PeerException;
+import io.ringkv.peer.wire.PeerStatus;
+import io.ringkv.peer.wire.Wire;
+import io.ringkv.storage.KeyedRecord;
+import io.ringkv.storage.Record;
+import io.ringkv.storage.RecordBatch;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.FluxSink;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.core.publisher.Sinks;
+
+/**
+ * This node's end of one connection to a peer: it answers the peer's handshake, then carries any
+ * number of requests at once, each under an id of its own, and hands every answer to the request
+ * with its id. Requests may be sent from any thread; answers arrive on the connection's event loop.
+ *
+ * <p>Every request has a deadline (the timeout). One that passes while nothing at all came back on
+ * the connection since the request was sent means the peer hangs, or stopped in the middle of a
+ * frame: the connection is closed, failing what else waits on it, and the next request opens a new one.
+ */
+final class PeerConnection extends ChannelInboundHandlerAdapter {
+
+    private static final Logger log = LoggerFactory.getLogger(PeerConnection.class);
+
+    private final ConnectionSettings settings;
+    private final String peer;
+    private final Sinks.One<PeerConnection> ready = Sinks.one();
+    private final Map<Integer, Pending<?>> waiting = new ConcurrentHashMap<>();
+    private final Map<Integer, Scan> scans = new ConcurrentHashMap<>();
+    private final AtomicInteger ids = new AtomicInteger();
+    private volatile Channel channel;
+    private volatile boolean authenticated;
+    private volatile boolean closed;
+    private volatile long lastReadNanos = System.nanoTime();
+    /** The handshake's nonces; the event loop only. */
+    private byte[] clientNonce;
+    private byte[] serverNonce;
+    private ScheduledFuture<?> watchdog;
+
+    /** @param peer the peer's name on the ring: the handshake must prove that this node answers */
+    PeerConnection(ConnectionSettings settings, String peer) {
+        this.settings = settings;
+        this.peer = peer;
+    }
+
+    /** Completes once the handshake succeeded; fails if the peer refuses this node or is not who it should be. */
+    Mono<PeerConnection> ready() {
+        return ready.asMono();
+    }
+
+    boolean isOpen() {
+        return authenticated && !closed;
+    }
+
+    /** Whether this connection runs on the calling thread's event loop, so a request costs no thread hop. */
+    boolean isOnCurrentEventLoop() {
+        Channel current = channel;
+        return current != null && current.eventLoop().inEventLoop();
+    }
+
+    // ---- requests ----------------------------------------------------------------------------------
+
+    Mono<Optional<Record>> read(byte[] key) {
+        return Mono.create(sink -> request(sink, id -> Wire.read(channel.alloc(), id, key), (type, payload) -> switch (type) {
+            case Wire.RECORD -> Optional.of(Wire.readRecord(payload, settings.maxRecordLength()));
+            case Wire.NOT_FOUND -> Optional.empty();
+            default -> throw unexpected(type);
+        }));
+    }
+
+    Mono<Void> write(byte[] key, Record record) {
+        return Mono.<Boolean>create(sink -> request(sink, id -> Wire.write(channel.alloc(), id, key, record), PeerConnection::done))
+                .then();
+    }
+
+    /** Stores the records on the peer, each unless it holds a newer version; one frame. */
+    Mono<Void> writeBatch(List<KeyedRecord> records) {
+        return Mono.<Boolean>create(sink -> request(sink, id -> Wire.writeBatch(channel.alloc(), id, records), PeerConnection::done))
+                .then();
+    }
+
+    /** The peer's records of the first keys; the answer says how many of the keys it covers. */
+    Mono<RecordBatch> readBatch(List<byte[]> keys) {
+        return Mono.create(sink -> request(sink, id -> Wire.readBatch(channel.alloc(), id, keys), (type, payload) -> {
+            if (type != Wire.RECORDS) {
+                throw unexpected(type);
+            }
+            return Wire.readRecordBatch(payload, settings.maxKeyLength(), settings.maxRecordLength());
+        }));
+    }
+
+    /** Tells the peer that a repair with it, started at that moment, has finished. */
+    Mono<Void> repaired(long startedMillis) {
+        return Mono.<Boolean>create(sink -> request(sink, id -> Wire.repaired(channel.alloc(), id, startedMillis), PeerConnection::done))
+                .then();
+    }
+
+    /** Tells the peer this node's status; what its answer tells about it (an older peer's tells nothing). */
+    Mono<PeerStatus> ping(PeerStatus own) {
+        return Mono.create(sink -> request(sink, id -> Wire.ping(channel.alloc(), id, own), (type, payload) -> {
+            done(type, payload);
+            return Wire.readStatus(payload);
+        }));
+    }
+
+    /** The peer's digests (hash, keys, ...) of the token intervals (low, high, ...). */
+    Mono<long[]> digest(long[] intervals) {
+        return Mono.create(sink -> request(sink, id -> Wire.digest(channel.alloc(), id, intervals), (type, payload) -> {
+            if (type != Wire.DIGESTS) {
+                throw unexpected(type);
+            }
+            return Wire.readPairs(payload);
+        }));
+    }
+
+    private static Boolean done(byte type, ByteBuf payload) {
+        if (type != Wire.DONE) {
+            throw unexpected(type);
+        }
+        return Boolean.TRUE;
+    }
+
+    private interface Decoder<T> {
+        T decode(byte type, ByteBuf payload);
+    }
+
+    /**
+     * Registers the answer's receiver before sending, so that even an immediate answer finds it,
+     * then writes the request and sets its deadline on the connection's event loop: a cheap timer
+     * on the thread that will see the answer.
+     */
+    private <T> void request(MonoSink<T> sink, IntFunction<ByteBuf> frame, Decoder<T> decoder) {
+        if (!isOpen()) {
+            sink.error(new PeerException.Unavailable(peer, "the connection is closed"));
+            return;
+        }
+        int id = nextId();
+        Pending<T> pending = new Pending<>(sink, decoder);
+        waiting.put(id, pending);
+        sink.onCancel(() -> {
+            if (waiting.remove(id, pending)) {
+                pending.stopTimer();
+            }
+        });
+        if (closed && waiting.remove(id, pending)) {
+            // Closed between the check and the registration: channelInactive may not have seen it.
+            sink.error(new PeerException.Unavailable(peer, "the connection is closed"));
+            return;
+        }
+        onLoop(() -> {
+            if (waiting.get(id) != pending) {
+                return; // cancelled or failed meanwhile
+            }
+            pending.timer = channel.eventLoop().schedule(() -> expired(id, pending),
+                    settings.timeout().toNanos(), TimeUnit.NANOSECONDS);
+            channel.writeAndFlush(frame.apply(id), channel.voidPromise());
+        });
+    }
+
+    /**
+     * A request got no answer within the timeout. If nothing at all was read on this connection
+     * since it was sent, the peer does not answer, or stalled inside a frame: close the connection.
+     */
+    private void expired(int id, Pending<?> pending) {
+        if (!waiting.remove(id, pending)) {
+            return;
+        }
+        // Closed before the caller hears of the failure, so that its next request opens a new
+        // connection instead of going out on this one.
+        if (lastReadNanos - pending.sent < 0 && !closed) {
+            log.info("closing the connection to {}: nothing came back within a request's timeout", peer);
+            close();
+        }
+        pending.fail(new PeerException.Unavailable(peer, "no answer within " + settings.timeout()));
+    }
+
+    /** A request waiting for its answer. */
+    private static final class Pending<T> {
+        private final MonoSink<T> sink;
+        private final Decoder<T> decoder;
+        private final long sent = System.nanoTime();
+        /** Set and cancelled on the event loop. */
+        private ScheduledFuture<?> timer;
+
+        Pending(MonoSink<T> sink, Decoder<T> decoder) {
+            this.sink = sink;
+            this.decoder = decoder;
+        }
+
+        void answer(String peer, byte type, ByteBuf payload) {
+            stopTimer();
+            try {
+                if (type == Wire.ERROR) {
+                    sink.error(PeerException.from(peer, payload));
+                } else {
+                    sink.success(decoder.decode(type, payload));
+                }
+            } catch (RuntimeException e) {
+                sink.error(e);
+            }
+        }
+
+        void fail(Throwable error) {
+            stopTimer();
+            sink.error(error);
+        }
+
+        void stopTimer() {
+            ScheduledFuture<?> scheduled = timer;
+            if (scheduled != null) {
+                scheduled.cancel(false);
+            }
+        }
+    }
+
+    private int nextId() {
+        // Ids wrap around; 0 is the handshake's.
+        int id;
+        do {
+            id = ids.incrementAndGet();
+        } while (id == 0);
+        return id;
+    }
+
+    /**
+     * The peer's records in {@code [start, end)} (null end: all), in key order, with credit-based flow
+     * control: the peer sends at most {@code window} bytes of records ahead of what this side has
+     * taken, so a slow consumer never makes either side buffer more than that.
+     */
+    Flux<KeyedRecord> scan(byte[] start, byte[] end) {
+        return stream(id -> Wire.scan(channel.alloc(), id, start, end, settings.scanWindow()));
+    }
+
+    /** The peer's keys with a token in {@code [low, high]}, in token order, versions only; flow-controlled like {@link #scan}. */
+    Flux<KeyedRecord> tokenScan(long low, long high) {
+        return stream(id -> Wire.tokenScan(channel.alloc(), id, low, high, settings.scanWindow()));
+    }
+
+    private Flux<KeyedRecord> stream(IntFunction<ByteBuf> opening) {
+        return Flux.create(sink -> {
+            if (!isOpen()) {
+                sink.error(new PeerException.Unavailable(peer, "the connection is closed"));
+                return;
+            }
+            int id = nextId();
+            Scan scan = new Scan(id, sink);
+            scans.put(id, scan);
+            if (closed && scans.remove(id) != null) {
+                sink.error(new PeerException.Unavailable(peer, "the connection is closed"));
+                return;
+            }
+            sink.onRequest(ignored -> onLoop(scan::drain));
+            sink.onCancel(() -> onLoop(scan::cancel));
+            onLoop(() -> channel.writeAndFlush(opening.apply(id), channel.voidPromise()));
+        }, FluxSink.OverflowStrategy.ERROR);
+    }
+
+    /** Frames are built and written on the connection's event loop only: its buffer caches are its own. */
+    private void onLoop(Runnable task) {
+        if (channel.eventLoop().inEventLoop()) {
+            task.run();
+        } else {
+            channel.eventLoop().execute(task);
+        }
+    }
+
+    /** One range stream; every method runs on the connection's event loop. */
+    private final class Scan {
+        private final int id;
+        private final FluxSink<KeyedRecord> sink;
+        private final ArrayDeque<Wire.Sized> queue = new ArrayDeque<>();
+        private boolean ended;
+        private boolean finished;
+        /** Bytes taken by the consumer that the peer has not been given back as credit yet. */
+        private int taken;
+        /** Since when the consumer waits for records that have not come (0: it does not wait). */
+        private long waitingSince;
+        private boolean draining;
+        private boolean drainAgain;
+
+        Scan(int id, FluxSink<KeyedRecord> sink) {
+            this.id = id;
+            this.sink = sink;
+        }
+
+        void batch(ByteBuf payload) {
+            queue.addAll(Wire.readBatch(payload, settings.maxKeyLength(), settings.maxRecordLength()));
+            waitingSince = 0;
+            drain();
+        }
+
+        void end() {
+            ended = true;
+            waitingSince = 0;
+            drain();
+        }
+
+        void drain() {
+            if (finished) {
+                return;
+            }
+            // A consumer that asks for more from within onNext calls back in here: let the
+            // outer loop do that work instead, so that demand is never counted twice.
+            if (draining) {
+                drainAgain = true;
+                return;
+            }
+            draining = true;
+            try {
+                do {
+                    drainAgain = false;
+                    while (!finished && sink.requestedFromDownstream() > 0 && !queue.isEmpty()) {
+                        Wire.Sized next = queue.poll();
+                        taken += next.bytes();
+                        sink.next(next.keyed());
+                    }
+                } while (drainAgain && !finished);
+            } finally {
+                draining = false;
+            }
+            if (finished) {
+                return;
+            }
+            if (queue.isEmpty() && ended) {
+                finish();
+                sink.complete();
+                return;
+            }
+            // Half the window taken: give it back, so the peer keeps sending while this side reads.
+            if (taken >= settings.scanWindow() / 2) {
+                channel.writeAndFlush(Wire.credit(channel.alloc(), id, taken), channel.voidPromise());
+                taken = 0;
+            }
+            if (queue.isEmpty() && sink.requestedFromDownstream() > 0 && waitingSince == 0) {
+                waitingSince = System.nanoTime();
+            }
+        }
+
+        void fail(Throwable error) {
+            if (!finished) {
+                finish();
+                sink.error(error);
+            }
+        }
+
+        void cancel() {
+            if (!finished) {
+                finish();
+                if (!ended) {
+                    channel.writeAndFlush(Wire.empty(channel.alloc(), Wire.CANCEL, id), channel.voidPromise());
+                }
+            }
+        }
+
+        /** Waiting longer than the timeout for records the peer should be sending. */
+        boolean stalled(long now, long timeoutNanos) {
+            return waitingSince != 0 && now - waitingSince > timeoutNanos;
+        }
+
+        private void finish() {
+            finished = true;
+            queue.clear();
+            scans.remove(id);
+        }
+    }
+
+    // ---- the channel -------------------------------------------------------------------------------
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+        long period = Math.max(1, settings.timeout().toMillis() / 4);
+        watchdog = ctx.executor().scheduleAtFixedRate(this::checkScans, period, period, TimeUnit.MILLISECONDS);
+        ctx.fireChannelActive();
+        // Reactor Netty reads only as fast as a subscriber of its inbound stream asks; this
+        // protocol takes the frames itself, before that stream, so it reads on its own.
+        ctx.channel().config().setAutoRead(true);
+        ctx.read();
+    }
+
+    /** Fails range streams that wait longer than the timeout for records; their peer is not sending. */
+    private void checkScans() {
+        long now = System.nanoTime();
+        long timeout = settings.timeout().toNanos();
+        for (Scan scan : List.copyOf(scans.values())) {
+            if (scan.stalled(now, timeout)) {
+                scan.fail(new TimeoutException("the range stream from " + peer + " sent nothing for " + settings.timeout()));
+                if (now - lastReadNanos > timeout) {
+                    close();
+                }
+            }
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object message) {
+        ByteBuf frame = (ByteBuf) message;
+        lastReadNanos = System.nanoTime();
+        try {
+            byte type = frame.readByte();
+            int id = frame.readInt();
+            if (authenticated) {
+                answer(type, id, frame);
+            } else {
+                handshake(ctx, type, frame);
+            }
+        } catch (RuntimeException e) {
+            // An answer this side cannot read: the peer speaks something else. Start afresh.
+            log.warn("closing the connection to {}: {}", peer, e.toString());
+            fail(new PeerException.Unavailable(peer, "unreadable answer: " + e.getMessage()));
+            ctx.close();
+        } finally {
+            frame.release();
+        }
+    }
+
+    private void handshake(ChannelHandlerContext ctx, byte type, ByteBuf payload) {
+        switch (type) {
+            case Wire.HELLO -> {
+                Handshake.Hello hello = Handshake.readHello(payload);
+                clientNonce = Handshake.nonce();
+                int version = Math.min(hello.version(), Wire.VERSION);
+                byte[] proof = settings.handshake().clientProof(hello.serverNonce(), clientNonce, settings.self());
+                ctx.writeAndFlush(Handshake.auth(ctx.alloc(), version, clientNonce, settings.self(), proof));
+                serverNonce = hello.serverNonce();
+            }
+            case Wire.WELCOME -> {
+                Handshake.Welcome welcome = Handshake.readWelcome(payload);
+                byte[] expected = clientNonce == null ? null
+                        : settings.handshake().serverProof(clientNonce, serverNonce, welcome.serverName());
+                if (expected == null || !Handshake.matches(expected, welcome.proof())) {
+                    refused(ctx, new PeerException.Refused(peer, "it could not prove that it knows the cluster secret"));
+                } else if (!welcome.serverName().equals(peer)) {
+                    refused(ctx, new PeerException.Unavailable(peer,
+                            "another node answers at its address: " + welcome.serverName()));
+                } else {
+                    authenticated = true;
+                    ctx.pipeline().get(FrameDecoder.class).authenticated();
+                    ready.tryEmitValue(this);
+                }
+            }
+            case Wire.REFUSED -> refused(ctx, new PeerException.Refused(peer, Wire.readText(payload)));
+            default -> refused(ctx, new PeerException.Unavailable(peer, "not a ringkv handshake (frame type " + type + ")"));
+        }
+    }
+
+    private void refused(ChannelHandlerContext ctx, PeerException error) {
+        ready.tryEmitError(error);
+        ctx.close();
+    }
+
+    private void answer(byte type, int id, ByteBuf payload) {
+        switch (type) {
+            case Wire.BATCH, Wire.END -> {
+                Scan scan = scans.get(id);
+                if (scan != null) {
+                    if (type == Wire.BATCH) {
+                        scan.batch(payload);
+                    } else {
+                        scan.end();
+                    }
+                }
+            }
+            default -> {
+                Pending<?> pending = waiting.remove(id);
+                if (pending != null) {
+                    pending.answer(peer, type, payload);
+                } else if (type == Wire.ERROR) {
+                    Scan scan = scans.get(id);
+                    if (scan != null) {
+                        scan.fail(PeerException.from(peer, payload));
+                    }
+                }
+            }
+        }
+    }
+
+    private static IllegalStateException unexpected(byte type) {
+        return new IllegalStateException("unexpected answer of type " + type);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closed = true;
+        if (watchdog != null) {
+            watchdog.cancel(false);
+        }
+        PeerException error = new PeerException.Unavailable(peer, "the connection closed");
+        ready.tryEmitError(error);
+        fail(error);
+        ctx.fireChannelInactive();
+    }
+
+    private void fail(Throwable error) {
+        for (Integer id : List.copyOf(waiting.keySet())) {
+            Pending<?> pending = waiting.remove(id);
+            if (pending != null) {
+                pending.fail(error);
+            }
+        }
+        for (Scan scan : List.copyOf(scans.values())) {
+            onLoop(() -> scan.fail(error));
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof DecoderException) {
+            log.warn("closing the connection to {}: {}", peer, cause.getMessage());
+        } else if (!(cause instanceof IOException)) {
+            log.warn("closing the connection to {}", peer, cause);
+        }
+        ctx.close();
+    }
+
+    void close() {
+        closed = true;
+        Channel current = channel;
+        if (current != null) {
+            current.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PeerConnection[" + peer + ", " + channel + "]";
+    }
+}

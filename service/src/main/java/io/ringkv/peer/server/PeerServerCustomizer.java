@@ -1,0 +1,13 @@
+package io.ringkv.peer.server;
+
+import java.util.function.UnaryOperator;
+
+import reactor.netty.tcp.TcpServer;
+
+/**
+ * Changes the cluster port's server before it binds, as Spring Boot's {@code NettyServerCustomizer}
+ * does the public port's. The node has none; the tests' fault injection is one.
+ */
+@FunctionalInterface
+public interface PeerServerCustomizer extends UnaryOperator<TcpServer> {
+}

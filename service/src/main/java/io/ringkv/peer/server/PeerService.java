@@ -1,0 +1,53 @@
+package io.ringkv.peer.server;
+
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import io.ringkv.peer.wire.PeerStatus;
+import io.ringkv.storage.Record;
+import io.ringkv.storage.RecordCursor;
+import io.ringkv.storage.RocksStore;
+
+/**
+ * What this node does for its peers: the replica side of the protocol. {@link #read} and
+ * {@link #openRange} block on storage, and {@link PeerServer} calls them on the storage scheduler;
+ * {@link #readIfCached} and {@link #write} never block, and are called on the event loop.
+ */
+public interface PeerService {
+
+    /** This node's name on the ring, which the handshake tells every peer. */
+    String name();
+
+    /** The newest record this replica holds for the key, tombstones included. Blocking. */
+    Optional<Record> read(byte[] key);
+
+    /** The same, if it needs no disk read; else not {@link RocksStore.Lookup#known()}. */
+    RocksStore.Lookup readIfCached(byte[] key);
+
+    /** Stores the record unless this replica already holds a newer version of the key; completes once stored. */
+    CompletableFuture<?> write(byte[] key, Record record);
+
+    /** This replica's records with {@code start <= key < end} (null end: all), tombstones included. */
+    RecordCursor openRange(byte[] start, byte[] end);
+
+    /**
+     * What PING's answer tells about this node (its member state and its tombstone purge horizon),
+     * once it has heard what the calling peer told about itself ({@link PeerStatus#UNKNOWN} if nothing).
+     */
+    PeerStatus status(String peer, PeerStatus caller);
+
+    /**
+     * A peer proved who it is: it finished the handshake on a new connection, or pinged. Called
+     * on the event loop; must not block.
+     */
+    void heardFrom(String peer);
+
+    /** A peer finished a repair with this node, which it started at {@code startedMillis}. */
+    void repaired(String peer, long startedMillis);
+
+    /** The digests (hash, keys) of the keys in each token interval (low, high, ...). Blocking. */
+    long[] digest(long[] intervals);
+
+    /** The keys with a token in {@code [low, high]}, in token order, with their versions only. Blocking. */
+    RecordCursor openTokenRange(long low, long high);
+}

@@ -1,0 +1,134 @@
+package io.ringkv.storage;
+
+import java.nio.ByteBuffer;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToLongFunction;
+
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+
+/**
+ * What the writer thread ({@link WriteQueue}) does with each batch: applies its writes in order,
+ * each against what the store and the earlier writes of the batch hold, in one atomic RocksDB
+ * write. A record's indexes ({@link TokenIndex}, {@link TombstoneIndex}) change in the same batch
+ * as the record. Writes keep the newest version only, by the version order given at open: a
+ * replica that receives an older write than it holds (reordered or retried) leaves its record alone.
+ */
+final class BatchCommit {
+
+    private static final byte[] NOTHING = new byte[0];
+
+    private final RocksStore store;
+    private final Comparator<Record> versionOrder;
+    private final ToLongFunction<byte[]> token;
+    /** Where the writer thread reads a stored record's header: only the writer uses it. */
+    private final byte[] storedHeader = new byte[RecordCodec.HEADER_SIZE];
+
+    BatchCommit(RocksStore store, Comparator<Record> versionOrder, ToLongFunction<byte[]> token) {
+        this.store = store;
+        this.versionOrder = versionOrder;
+        this.token = token;
+    }
+
+    /**
+     * Called by the writer thread alone.
+     *
+     * @return for each write, whether it changed the store
+     */
+    boolean[] commit(List<WriteQueue.Write> batch) {
+        return store.guarded(() -> {
+            boolean[] changed = new boolean[batch.size()];
+            Map<ByteBuffer, Record> pending = new HashMap<>();
+            try (WriteBatch rocks = new WriteBatch()) {
+                for (int i = 0; i < batch.size(); i++) {
+                    WriteQueue.Write write = batch.get(i);
+                    changed[i] = switch (write.kind()) {
+                        case RECORD, REMOVE -> commitRecord(write, pending, rocks);
+                        case HINT_PUT -> put(rocks, store.families().hints(), write.key(), write.bytes());
+                        case HINT_DELETE -> delete(rocks, store.families().hints(), write.key());
+                        case META_PUT -> put(rocks, store.families().meta(), write.key(), write.bytes());
+                    };
+                }
+                if (rocks.count() > 0) {
+                    store.db().write(store.options().writes(), rocks);
+                }
+            }
+            return changed;
+        });
+    }
+
+    /** A record write or removal, with its indexes, against the store and the batch so far. */
+    private boolean commitRecord(WriteQueue.Write write, Map<ByteBuffer, Record> pending, WriteBatch rocks)
+            throws RocksDBException {
+        byte[] key = write.key();
+        ByteBuffer id = ByteBuffer.wrap(key);
+        Record current = pending.containsKey(id) ? pending.get(id) : stored(key, write.record());
+        Record next = write.kind() == WriteQueue.Kind.REMOVE ? removed(current, write.record()) : newer(current, write.record());
+        if (next == current) {
+            return false;
+        }
+        pending.put(id, next);
+        if (current != null && current.tombstone()) {
+            rocks.delete(store.families().tombstonesByTime(), TombstoneIndex.indexKey(current.timestamp(), key));
+        }
+        byte[] tokenKey = TokenIndex.tokenKey(token.applyAsLong(key), key);
+        if (next == null) {
+            rocks.delete(store.families().records(), key);
+            rocks.delete(store.families().byToken(), tokenKey);
+        } else {
+            rocks.put(store.families().records(), key, next.encoded());
+            rocks.put(store.families().byToken(), tokenKey, TokenIndex.version(next));
+            if (next.tombstone()) {
+                rocks.put(store.families().tombstonesByTime(), TombstoneIndex.indexKey(next.timestamp(), key), NOTHING);
+            }
+        }
+        return true;
+    }
+
+    /**
+     * What the store holds for the key, as much as deciding about {@code incoming} needs: most
+     * often only its version (its header, copied out of RocksDB without the value), and the whole
+     * record only when the two versions tie and their values decide. Every write reads the key's
+     * record first; reading the value as well cost a copy of it on the heap for nothing. Assumes,
+     * as {@code LastWriteWins} does, a version order that compares values only between two
+     * values of the same timestamp.
+     */
+    private Record stored(byte[] key, Record incoming) throws RocksDBException {
+        int length = store.db().get(store.families().records(), key, storedHeader);
+        if (length == RocksDB.NOT_FOUND) {
+            return null;
+        }
+        Record version = RecordCodec.decodeVersion(storedHeader, length);
+        boolean valuesDecide = !version.tombstone() && !incoming.tombstone() && version.timestamp() == incoming.timestamp();
+        if (!valuesDecide) {
+            return version;
+        }
+        byte[] whole = store.db().get(store.families().records(), key);
+        return whole == null ? null : RecordCodec.decode(whole);
+    }
+
+    private static boolean put(WriteBatch rocks, ColumnFamilyHandle family, byte[] key, byte[] value) throws RocksDBException {
+        rocks.put(family, key, value);
+        return true;
+    }
+
+    private static boolean delete(WriteBatch rocks, ColumnFamilyHandle family, byte[] key) throws RocksDBException {
+        rocks.delete(family, key);
+        return true;
+    }
+
+    /** The record to keep: the incoming one if it is newer, else the current one (the same object). */
+    private Record newer(Record current, Record incoming) {
+        return current == null || versionOrder.compare(incoming, current) > 0 ? incoming : current;
+    }
+
+    private static Record removed(Record current, Record version) {
+        return current != null && current.timestamp() == version.timestamp() && current.tombstone() == version.tombstone()
+                ? null : current;
+    }
+}

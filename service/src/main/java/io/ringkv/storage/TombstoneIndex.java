@@ -1,0 +1,59 @@
+package io.ringkv.storage;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksIterator;
+
+/**
+ * The {@code tombstones-by-time} column family: the tombstones by their timestamp, so that those
+ * past the grace period are found without scanning the data. It borrows the store's handle;
+ * {@link BatchCommit} keeps it in step with the records.
+ */
+public final class TombstoneIndex {
+
+    private static final int TIMESTAMP_BYTES = 8;
+
+    private final RocksStore store;
+
+    public TombstoneIndex(RocksStore store) {
+        this.store = store;
+    }
+
+    /** A tombstone's place in the index: its timestamp, big-endian, then the key. */
+    static byte[] indexKey(long timestamp, byte[] key) {
+        return ByteBuffer.allocate(TIMESTAMP_BYTES + key.length).putLong(timestamp).put(key).array();
+    }
+
+    /**
+     * Drops the tombstones with a timestamp before {@code timestamp}, found through their index,
+     * each only if it is still the key's record. Blocking: it waits for the writer.
+     *
+     * @return how many were dropped
+     */
+    public long purgeTombstonesBefore(long timestamp) {
+        List<CompletableFuture<Boolean>> purges = new ArrayList<>();
+        store.guarded(() -> {
+            try (ReadOptions options = new ReadOptions().setFillCache(false);
+                    RocksIterator index = store.db().newIterator(store.families().tombstonesByTime(), options)) {
+                for (index.seekToFirst(); index.isValid(); index.next()) {
+                    ByteBuffer entry = ByteBuffer.wrap(index.key());
+                    long deleted = entry.getLong();
+                    // Timestamps are non-negative, so their big-endian bytes sort as the numbers do.
+                    if (deleted >= timestamp) {
+                        break;
+                    }
+                    byte[] key = new byte[entry.remaining()];
+                    entry.get(key);
+                    purges.add(store.removeIfUnchanged(key, Record.tombstone(deleted)));
+                }
+                index.status();
+            }
+            return null;
+        });
+        return purges.stream().filter(CompletableFuture::join).count();
+    }
+}

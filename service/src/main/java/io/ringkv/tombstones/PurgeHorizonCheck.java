@@ -1,0 +1,130 @@
+package io.ringkv.tombstones;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.peer.wire.PeerStatus;
+import io.ringkv.replication.HybridClock;
+import io.ringkv.replication.RemoteReplica;
+import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.MemberState;
+
+/**
+ * Keeps a store that fell behind its peers' tombstone purges from serving, with DNS discovery.
+ *
+ * <p>A peer purges a tombstone only after a repair with every member of its ring, and, for a
+ * grace period, with every member that went off its ring without handing its data over
+ * ({@link PurgeHorizon}). A pod gone from DNS for longer (not scaled away: its node was
+ * down, its volume kept) is forgotten, and the others purge without it. Back on its old volume, it
+ * holds values whose deletes they no longer know of, and read repair or anti-entropy would hand
+ * those values back to them. So every PING carries the caller's member state, its purge horizon
+ * (the highest timestamp below which it may have purged) and the start of its last repair with
+ * the peer, and every answer the same of the peer. While a node knows a peer, its horizon never
+ * passes the start of their last repair; past it, the node has forgotten the peer and purged
+ * deletes the peer may never have seen, which no repair can tell from live values any more. (A
+ * join counts as a repair with each owner it pulled from.)
+ *
+ * <p>The check runs on every PING either way, before the answer is made and before discovery puts
+ * a member (back) on a ring, so a stale store is caught before anything reads from it. Such a
+ * store must not serve again as it is: the node says JOINING at once (peers ask it for no reads,
+ * and the PING answer already says so), marks its store as left (cleared at its next start, then
+ * it joins like a new node, as a returning volume does) and reports itself broken, so that
+ * Kubernetes restarts it. If this node purged without the peer too (each was off the other's ring
+ * past the grace period: a long split), neither store can be preferred and clearing both would
+ * lose data: that is logged for an operator, and nothing is cleared. Only with DNS discovery: a
+ * static peer list never drops a member, so its peers keep every tombstone until it is repaired.
+ */
+public final class PurgeHorizonCheck {
+
+    private static final Logger log = LoggerFactory.getLogger(PurgeHorizonCheck.class);
+
+    private final ClusterMembership membership;
+    private final RepairLedger ledger;
+    private final Runnable reportBroken;
+    private final boolean enabled;
+    private final AtomicBoolean fellBehind = new AtomicBoolean();
+    /** Peers found to have purged without this node while it purged without them: reported once each. */
+    private final Set<String> mutual = ConcurrentHashMap.newKeySet();
+
+    /**
+     * @param enabled      with DNS discovery (members come and go)
+     * @param reportBroken tells the platform this node must be restarted (its liveness)
+     */
+    public PurgeHorizonCheck(ClusterMembership membership, RepairLedger ledger, boolean enabled,
+            Runnable reportBroken) {
+        this.membership = membership;
+        this.ledger = ledger;
+        this.enabled = enabled;
+        this.reportBroken = reportBroken;
+    }
+
+    /**
+     * Whether a peer may have purged tombstones this node never saw: its horizon (a hybrid
+     * timestamp) is past the start of their last repair. Equal is safe: while the peer knows this
+     * node, it purges only below the start of a repair it finished with it.
+     */
+    static boolean missedPurges(long peerPurgedBefore, long lastRepairStartedMillis) {
+        return peerPurgedBefore > HybridClock.timestampAt(lastRepairStartedMillis);
+    }
+
+    /** Whether this store fell behind a peer's purges: it serves no reads until the node is restarted. */
+    public boolean fellBehind() {
+        return fellBehind.get();
+    }
+
+    /**
+     * What a peer told about itself, in its PING or its answer to this node's; if this store is
+     * behind its purges (and the peer is not behind this store's), stops it from serving again.
+     * Cheap: called for every PING.
+     */
+    public void observe(String peer, PeerStatus status) {
+        boolean peerHoldsData = RemoteReplica.stateOf(status).map(MemberState::holdsData).orElse(false);
+        if (!enabled || !peerHoldsData || status.lastRepairWithReceiver() < 0 || fellBehind.get()
+                || !membership.state(membership.self()).holdsData()) {
+            // A joining node (either side) holds only what the owners held as it pulled, purges
+            // included; an older peer does not say what its horizon is measured against.
+            return;
+        }
+        // The later of the two sides' records of their last repair: a repair whose end one side
+        // did not hear of still exchanged everything both held when it started.
+        long lastRepair = Math.max(ledger.lastRepairMillis(peer), status.lastRepairWithReceiver());
+        if (!missedPurges(status.purgedBefore(), lastRepair)) {
+            return;
+        }
+        String since = lastRepair == 0 ? "never" : lastRepair + " ms, timestamp " + HybridClock.timestampAt(lastRepair);
+        if (missedPurges(ledger.purgedBefore(), lastRepair)) {
+            // Each side purged without the other (a split longer than the grace period): either store
+            // may bring back the other's deletes, and clearing both would lose data. Left to an operator.
+            if (mutual.add(peer)) {
+                log.error("this node and {} each purged tombstones without the other (horizons {} here, {} there; last repair"
+                        + " between them: {}): either may hand the other values it deleted; nothing is cleared automatically."
+                        + " Clear the store of the side whose writes matter less (delete its volume) and restart it",
+                        peer, ledger.purgedBefore(), status.purgedBefore(), since);
+            }
+            return;
+        }
+        if (!fellBehind.compareAndSet(false, true)) {
+            return;
+        }
+        log.error("{} purged tombstones below timestamp {}, past the start of their last repair ({}): it dropped"
+                + " deletes this node may not have seen (this node was off its ring), so this store could bring deleted"
+                + " values back. The node serves no reads and reports itself broken; restarted, it clears its store and"
+                + " joins as a new node", peer, status.purgedBefore(), since);
+        // Marked left first: a join finishing at the same moment then cannot make the store a
+        // member's again, and sets JOINING back if it went NORMAL in between (DataMovement).
+        var stored = ledger.markLeft();
+        membership.setState(membership.self(), MemberState.JOINING);
+        // Broken only once the mark is stored: the restart that follows must find it.
+        stored.whenComplete((ignored, error) -> {
+            if (error != null) {
+                log.error("could not mark the store as left: restarted, the node would serve it again", error);
+            }
+            reportBroken.run();
+        });
+    }
+}

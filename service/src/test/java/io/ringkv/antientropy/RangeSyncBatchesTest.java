@@ -1,0 +1,73 @@
+package io.ringkv.antientropy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import org.junit.jupiter.api.Test;
+
+import io.ringkv.storage.KeyedRecord;
+import io.ringkv.storage.Record;
+import io.ringkv.storage.RecordBatch;
+import reactor.core.publisher.Mono;
+
+/** How a transfer asks its source for the keys' records, a batch at a time, until every key is covered. */
+class RangeSyncBatchesTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(5);
+
+    private static List<byte[]> keys(int count) {
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            keys.add(("k" + i).getBytes(StandardCharsets.UTF_8));
+        }
+        return keys;
+    }
+
+    /** A source whose answers cover at most {@code covers} keys, every second key found. */
+    private static Function<List<byte[]>, Mono<RecordBatch>> source(int covers, List<Integer> asked) {
+        return keys -> {
+            asked.add(keys.size());
+            int covered = Math.min(covers, keys.size());
+            List<KeyedRecord> found = new ArrayList<>();
+            for (int i = 0; i < covered; i += 2) {
+                found.add(new KeyedRecord(keys.get(i), Record.value(1, new byte[0])));
+            }
+            return Mono.just(new RecordBatch(covered, found));
+        };
+    }
+
+    @Test
+    void asksAgainFromTheFirstKeyNotCoveredUntilAllAre() {
+        List<Integer> asked = new ArrayList<>();
+        List<byte[]> keys = keys(2500);
+        List<RecordBatch> batches = RangeSync.batches(source(700, asked), keys).collectList().block(WAIT);
+
+        assertThat(asked).as("at most a batch's keys per ask, from where the last answer stopped")
+                .containsExactly(RecordBatch.MAX_KEYS, RecordBatch.MAX_KEYS, RecordBatch.MAX_KEYS, 400);
+        assertThat(batches).extracting(RecordBatch::covered).as("covered counts from the first key")
+                .containsExactly(700, 1400, 2100, 2500);
+        List<String> found = batches.stream().flatMap(batch -> batch.found().stream())
+                .map(keyed -> new String(keyed.key(), StandardCharsets.UTF_8)).toList();
+        assertThat(found).hasSize(1250).doesNotHaveDuplicates();
+        assertThat(found.get(350)).isEqualTo("k700");
+    }
+
+    @Test
+    void noKeysAskNothing() {
+        List<Integer> asked = new ArrayList<>();
+        assertThat(RangeSync.batches(source(10, asked), List.of()).collectList().block(WAIT)).isEmpty();
+        assertThat(asked).isEmpty();
+    }
+
+    @Test
+    void anAnswerThatCoversNoKeyFailsRatherThanAskingForever() {
+        assertThatThrownBy(() -> RangeSync.batches(keys -> Mono.just(new RecordBatch(0, List.of())), keys(3)).blockLast(WAIT))
+                .hasMessageContaining("covering 0 of 3 keys");
+    }
+}

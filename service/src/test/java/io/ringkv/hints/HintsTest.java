@@ -1,0 +1,44 @@
+package io.ringkv.hints;
+
+import static io.ringkv.support.TestStores.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.storage.Record;
+import io.ringkv.storage.RocksStore;
+import io.ringkv.support.TestStores;
+import reactor.core.scheduler.Schedulers;
+
+class HintsTest {
+
+    @TempDir
+    Path dir;
+
+    /**
+     * A hint the store refuses (its write queue full, or the store closing) would otherwise be a
+     * write the peer never gets: the peer is marked for a full repair instead, and the hint counted
+     * as dropped.
+     */
+    @Test
+    void aHintTheStoreRefusesMarksItsPeerForAFullRepair() {
+        RocksStore store = TestStores.open(dir);
+        RepairLedger ledger = new RepairLedger(store);
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        Hints hints = new Hints(store, Schedulers.immediate(), new Hints.Settings(Duration.ofHours(3), 1 << 20, 1 << 20),
+                peer -> null, ledger, () -> 1_000L, meters);
+        store.close(); // every write is refused from now on
+
+        hints.missed("http://peer:8080", bytes("key"), Record.value(1, bytes("value")));
+
+        assertThat(ledger.needsFullRepair("http://peer:8080")).isTrue();
+        assertThat(meters.get("ringkv.hints.dropped").counter().count()).isEqualTo(1);
+        assertThat(hints.pendingByPeer()).containsEntry("http://peer:8080", 0L);
+    }
+}

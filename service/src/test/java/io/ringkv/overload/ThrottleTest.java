@@ -1,0 +1,45 @@
+package io.ringkv.overload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+class ThrottleTest {
+
+    private final AtomicLong nanos = new AtomicLong(1_000_000_000_000L);
+    private final Throttle throttle = new Throttle(1000, nanos::get);
+
+    @Test
+    void aQuietThrottleLetsATenthOfASecondsWorthThroughAtOnce() {
+        assertThat(throttle.reserve(100)).isEqualTo(Duration.ZERO);
+        assertThat(throttle.reserve(500)).isEqualTo(Duration.ofMillis(500));
+    }
+
+    @Test
+    void aSteadyStreamIsPacedToTheRate() {
+        throttle.reserve(100);
+        Duration waited = Duration.ZERO;
+        for (int i = 0; i < 10; i++) {
+            waited = throttle.reserve(100);
+        }
+        assertThat(waited).as("1000 bytes beyond the burst at 1000 B/s").isEqualTo(Duration.ofSeconds(1));
+        nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+        assertThat(throttle.reserve(0)).isEqualTo(Duration.ZERO);
+    }
+
+    @Test
+    void idleTimeBuildsUpNoMoreThanTheBurst() {
+        nanos.addAndGet(Duration.ofHours(1).toNanos());
+        assertThat(throttle.reserve(100)).isEqualTo(Duration.ZERO);
+        assertThat(throttle.reserve(1000)).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void refusesANonPositiveRate() {
+        assertThatThrownBy(() -> new Throttle(0, nanos::get)).isInstanceOf(IllegalArgumentException.class);
+    }
+}

@@ -1,0 +1,169 @@
+package io.ringkv.tombstones;
+
+import static io.ringkv.support.TestStores.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.peer.wire.PeerStatus;
+import io.ringkv.replication.HybridClock;
+import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.MemberState;
+import io.ringkv.storage.Record;
+import io.ringkv.storage.RocksStore;
+import io.ringkv.support.TestStores;
+
+/** A store that fell behind its peers' tombstone purges never serves again as it is. */
+class PurgeHorizonCheckTest {
+
+    private static final String SELF = "http://a";
+    private static final List<String> MEMBERS = List.of(SELF, "http://b", "http://c");
+    private static final long LAST_REPAIR_WITH_B = 1_000_000;
+
+    @TempDir
+    Path dir;
+
+    private RocksStore store;
+    private final AtomicInteger reportedBroken = new AtomicInteger();
+
+    @AfterEach
+    void close() {
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    @Test
+    void aPeerPurgedPastTheStartOfTheLastRepairWithItIsAMissEqualIsNot() {
+        assertThat(PurgeHorizonCheck.missedPurges(HybridClock.timestampAt(1000), 1000)).isFalse();
+        assertThat(PurgeHorizonCheck.missedPurges(HybridClock.timestampAt(1000) - 1, 1000)).isFalse();
+        assertThat(PurgeHorizonCheck.missedPurges(HybridClock.timestampAt(1000) + 1, 1000)).isTrue();
+        // Never repaired with it: any purge at all may have dropped a delete this node missed.
+        assertThat(PurgeHorizonCheck.missedPurges(1, 0)).isTrue();
+    }
+
+    @Test
+    void horizonsWithinTheRepairsChangeNothing() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        PurgeHorizonCheck check = check(membership, memberLedger(), true);
+        check.observe("http://b", holding(HybridClock.timestampAt(LAST_REPAIR_WITH_B)));
+        check.observe("http://c", holding(0)); // told none (an older peer, or it never purged)
+        assertThat(membership.state(SELF)).isEqualTo(MemberState.NORMAL);
+        assertThat(check.fellBehind()).isFalse();
+        assertThat(reportedBroken).hasValue(0);
+    }
+
+    @Test
+    void aStoreBehindAPeersPurgesStopsServingAtOnceAndIsClearedAtItsNextStart() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        PurgeHorizonCheck check = check(membership, memberLedger(), true);
+
+        check.observe("http://b", holding(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 1));
+
+        assertThat(membership.state(SELF)).as("before the PING is answered").isEqualTo(MemberState.JOINING);
+        assertThat(check.fellBehind()).isTrue();
+        await().atMost(Duration.ofSeconds(5)).until(() -> reportedBroken.get() == 1);
+        check.observe("http://c", holding(Long.MAX_VALUE));
+        assertThat(reportedBroken).as("reported once").hasValue(1);
+
+        store.close();
+        store = TestStores.open(dir);
+        assertThat(new RepairLedger(store).joined()).isFalse();
+        assertThat(store.isEmpty()).as("cleared at its next start").isTrue();
+    }
+
+    @Test
+    void aPeerNeverRepairedWithThatPurgedIsAMiss() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        PurgeHorizonCheck check = check(membership, memberLedger(), true);
+        check.observe("http://c", holding(1));
+        assertThat(check.fellBehind()).isTrue();
+    }
+
+    @Test
+    void aJoiningNodeIsNotLookedAt() {
+        // It pulls what the owners hold now, purges included.
+        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        PurgeHorizonCheck check = check(membership, memberLedger(), true);
+        membership.setState(SELF, MemberState.JOINING);
+        check.observe("http://c", holding(Long.MAX_VALUE));
+        assertThat(check.fellBehind()).isFalse();
+    }
+
+    @Test
+    void aRepairThePeerRecordedAndThisNodeDidNotHearOfCounts() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        PurgeHorizonCheck check = check(membership, memberLedger(), true);
+        // c repaired with this node at 2,000 s; the news of its end did not arrive here.
+        check.observe("http://c", new PeerStatus(MemberState.NORMAL.ordinal(), HybridClock.timestampAt(2_000_000), 2_000_000));
+        assertThat(check.fellBehind()).isFalse();
+        check.observe("http://c", new PeerStatus(MemberState.NORMAL.ordinal(), HybridClock.timestampAt(2_000_000) + 1, 2_000_000));
+        assertThat(check.fellBehind()).isTrue();
+    }
+
+    @Test
+    void aPeerThatDoesNotSayAgainstWhatItsHorizonIsMeasuredIsNotLookedAt() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        PurgeHorizonCheck check = check(membership, memberLedger(), true);
+        check.observe("http://c", new PeerStatus(MemberState.NORMAL.ordinal(), Long.MAX_VALUE, -1));
+        assertThat(check.fellBehind()).isFalse();
+    }
+
+    @Test
+    void aJoiningPeerIsNotLookedAt() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        PurgeHorizonCheck check = check(membership, memberLedger(), true);
+        check.observe("http://c", new PeerStatus(MemberState.JOINING.ordinal(), Long.MAX_VALUE, 0));
+        check.observe("http://c", PeerStatus.UNKNOWN);
+        assertThat(check.fellBehind()).isFalse();
+    }
+
+    @Test
+    void whenEachPurgedWithoutTheOtherNeitherStoreIsCleared() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        RepairLedger ledger = memberLedger();
+        ledger.purgedBefore(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 5);
+        PurgeHorizonCheck check = check(membership, ledger, true);
+        check.observe("http://b", holding(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 1));
+        assertThat(check.fellBehind()).isFalse();
+        assertThat(membership.state(SELF)).isEqualTo(MemberState.NORMAL);
+        assertThat(ledger.joined()).isTrue();
+    }
+
+    @Test
+    void aStaticPeerListIsNotChecked() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        PurgeHorizonCheck check = check(membership, memberLedger(), false);
+        check.observe("http://c", holding(Long.MAX_VALUE));
+        assertThat(check.fellBehind()).isFalse();
+        assertThat(membership.state(SELF)).isEqualTo(MemberState.NORMAL);
+    }
+
+    /** What a peer that holds data (NORMAL) and has forgotten its repairs with this node (or never had one) tells. */
+    private static PeerStatus holding(long purgedBefore) {
+        return new PeerStatus(MemberState.NORMAL.ordinal(), purgedBefore, 0);
+    }
+
+    /** A member's store, with data, whose last repair with b started at {@link #LAST_REPAIR_WITH_B} and which never repaired with c. */
+    private RepairLedger memberLedger() {
+        store = TestStores.open(dir);
+        RepairLedger ledger = new RepairLedger(store);
+        ledger.markJoined();
+        store.apply(bytes("k"), Record.value(1, bytes("v"))).join();
+        ledger.repaired("http://b", LAST_REPAIR_WITH_B);
+        return ledger;
+    }
+
+    private PurgeHorizonCheck check(ClusterMembership membership, RepairLedger ledger, boolean enabled) {
+        return new PurgeHorizonCheck(membership, ledger, enabled, reportedBroken::incrementAndGet);
+    }
+}
