@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 
+import io.ringkv.lifecycle.Polling;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.replication.RemoteReplica;
 import io.ringkv.replication.ReplicaDirectory;
@@ -143,19 +144,12 @@ public final class WarmUp implements ApplicationRunner {
      * is ready at most the warm-up's length later than if both ran side by side.
      */
     private boolean ringKnownWithin(Duration max) {
-        long deadline = System.nanoTime() + max.toNanos();
-        while (!membership.isKnown()) {
-            if (System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
+        try {
+            return Polling.await(membership::isKnown, max, Duration.ofMillis(50));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
-        return true;
     }
 
     /** Keys whose first replica is this node, so that serving them involves no peer. */
