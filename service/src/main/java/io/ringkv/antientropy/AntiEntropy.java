@@ -16,10 +16,10 @@ import java.util.function.LongSupplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.ringkv.lifecycle.PeriodicTask;
 import io.ringkv.replication.RemoteReplica;
 import io.ringkv.replication.ReplicaDirectory;
 import io.ringkv.ring.ClusterMembership;
@@ -28,6 +28,7 @@ import io.ringkv.ring.TokenRange.Interval;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Anti-entropy repair on a schedule: every {@code interval}, staggered, this node brings each peer
@@ -39,7 +40,7 @@ import reactor.core.publisher.Mono;
  * which is what makes tombstone purging safe: a tombstone goes only once every peer that shares
  * its range has been repaired with this node after the delete ({@code tombstones.PurgeHorizon}).
  */
-public final class AntiEntropy implements SmartLifecycle {
+public final class AntiEntropy extends PeriodicTask {
 
     private static final Logger log = LoggerFactory.getLogger(AntiEntropy.class);
     /** How often the schedule is looked at: bounds how late a repair asked for starts. */
@@ -70,7 +71,6 @@ public final class AntiEntropy implements SmartLifecycle {
     private volatile SharedRanges shared;
     private volatile RepairProgress running;
     private final boolean enabled;
-    private volatile Disposable loop;
 
     /** The intervals this node shares with each peer, for one ring. */
     private record SharedRanges(HashRing ring, Map<String, List<Interval>> byPeer) {
@@ -241,29 +241,13 @@ public final class AntiEntropy implements SmartLifecycle {
     }
 
     @Override
-    public void start() {
+    protected Disposable begin() {
         if (!enabled) {
             log.info("anti-entropy repair is off (ringkv.repair.enabled=false): replicas converge through hints and reads only");
-            return;
+            return null;
         }
-        loop = Flux.interval(TICK, TICK)
-                .onBackpressureDrop()
-                .concatMap(tick -> runDue().onErrorResume(error -> {
-                    log.warn("repair round failed: {}", error.toString());
-                    return Mono.empty();
-                }), 1)
+        return everyPeriod(TICK, Schedulers.parallel(), this::runDue,
+                error -> log.warn("repair round failed: {}", error.toString()))
                 .subscribe();
-    }
-
-    @Override
-    public void stop() {
-        if (loop != null) {
-            loop.dispose();
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return loop != null && !loop.isDisposed();
     }
 }

@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 
 import org.slf4j.Logger;
@@ -12,7 +13,6 @@ import org.springframework.boot.availability.AvailabilityChangeEvent;
 import org.springframework.boot.availability.ReadinessState;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.ApplicationEventPublisher;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
@@ -25,6 +25,8 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.ringkv.lifecycle.Polling;
+import io.ringkv.lifecycle.ShutdownWait;
 import reactor.core.publisher.Mono;
 import reactor.netty.Connection;
 import reactor.netty.channel.ChannelOperations;
@@ -46,7 +48,7 @@ import reactor.netty.channel.ChannelOperations;
  * not been read yet failed with no answer. Clients that address the node directly (no Service in
  * between) meet it most.
  */
-public final class ClientDrain implements WebFilter, Ordered, SmartLifecycle {
+public final class ClientDrain extends ShutdownWait implements WebFilter, Ordered {
 
     private static final Logger log = LoggerFactory.getLogger(ClientDrain.class);
     /** How long the port must have had no request in progress, once it stopped accepting, before its idle connections close. */
@@ -67,7 +69,6 @@ public final class ClientDrain implements WebFilter, Ordered, SmartLifecycle {
     /** Every server Reactor Netty bound with this customizer: the public one, and the management one if apart. */
     private final List<Channel> listeners = new CopyOnWriteArrayList<>();
     private final ChannelGroup connections = new DefaultChannelGroup("ringkv-clients", GlobalEventExecutor.INSTANCE);
-    private volatile boolean running;
     private volatile boolean draining;
 
     /**
@@ -110,15 +111,9 @@ public final class ClientDrain implements WebFilter, Ordered, SmartLifecycle {
         return Ordered.HIGHEST_PRECEDENCE;
     }
 
-    @Override
-    public void start() {
-        running = true;
-    }
-
     /** Blocks the shutdown for the drain: nothing else stops before it. */
     @Override
-    public void stop() {
-        running = false;
+    protected void awaitEnd() throws InterruptedException {
         draining = true;
         AvailabilityChangeEvent.publish(events, this, ReadinessState.REFUSING_TRAFFIC);
         Channel server = publicListener();
@@ -131,10 +126,9 @@ public final class ClientDrain implements WebFilter, Ordered, SmartLifecycle {
             Thread.sleep(drainDelay);
             server.close().await(LAST_REQUESTS.toMillis());
             awaitNoRequestInProgress(server);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        } finally {
+            connections.close(connection -> connection.parent() == server);
         }
-        connections.close(connection -> connection.parent() == server);
     }
 
     private Channel publicListener() {
@@ -152,24 +146,14 @@ public final class ClientDrain implements WebFilter, Ordered, SmartLifecycle {
      */
     private void awaitNoRequestInProgress(Channel server) throws InterruptedException {
         long closed = System.nanoTime();
-        long deadline = closed + inProgressLimit.toNanos();
-        long quietSince = closed;
-        while (System.nanoTime() - deadline < 0) {
+        BooleanSupplier inProgress = () -> {
             boolean waitForFirst = System.nanoTime() - closed < FIRST_REQUEST.toNanos();
-            if (connections.stream().anyMatch(connection -> connection.parent() == server && (ChannelOperations.get(connection) != null
-                    || (waitForFirst && connection.attr(SERVED).get() == null)))) {
-                quietSince = System.nanoTime();
-            } else if (System.nanoTime() - quietSince >= LAST_REQUESTS.toNanos()) {
-                return;
-            }
-            Thread.sleep(20);
+            return connections.stream().anyMatch(connection -> connection.parent() == server && (ChannelOperations.get(connection) != null
+                    || (waitForFirst && connection.attr(SERVED).get() == null)));
+        };
+        if (!Polling.awaitQuiet(inProgress, LAST_REQUESTS, inProgressLimit, Duration.ofMillis(20))) {
+            log.warn("stopping: client requests still in progress after {} ms; their connections close now", inProgressLimit.toMillis());
         }
-        log.warn("stopping: client requests still in progress after {} ms; their connections close now", inProgressLimit.toMillis());
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
     }
 
     /** The first to stop: before the hand-over of a node scaled away, and before the web server's graceful shutdown. */

@@ -151,7 +151,7 @@ public class NodeConfiguration {
         // The port the server really listens on, known once it started (server.port may be 0).
         return new WarmUp(coordinator, membership, replicaDirectory,
                 () -> environment.getRequiredProperty("local.server.port", Integer.class),
-                startup.warmUpRequests(), startup.warmUpTimeout(), properties.replication().timeout());
+                new WarmUp.Settings(startup.warmUpRequests(), startup.warmUpTimeout(), properties.replication().timeout()));
     }
 
     /**

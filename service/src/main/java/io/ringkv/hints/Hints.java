@@ -13,12 +13,12 @@ import java.util.function.LongSupplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.lifecycle.PeriodicTask;
 import io.ringkv.overload.Throttle;
 import io.ringkv.replication.MissedWrites;
 import io.ringkv.replication.RemoteReplica;
@@ -40,7 +40,7 @@ import reactor.core.scheduler.Scheduler;
  * survives restarts: it is in the hint's key). Past either, its hints are dropped and the peer is
  * marked for a full repair instead ({@link RepairLedger#markForFullRepair}).
  */
-public final class Hints implements MissedWrites, SmartLifecycle {
+public final class Hints extends PeriodicTask implements MissedWrites {
 
     private static final Logger log = LoggerFactory.getLogger(Hints.class);
     private static final int PAGE = 256;
@@ -77,7 +77,6 @@ public final class Hints implements MissedWrites, SmartLifecycle {
     private final Counter stored;
     private final Counter replayed;
     private final Counter dropped;
-    private volatile Disposable replay;
 
     /**
      * @param peers the peer a hint is for, by name; null when it is no longer a member
@@ -278,22 +277,11 @@ public final class Hints implements MissedWrites, SmartLifecycle {
                 });
     }
 
+    /** Loads the hints kept before a restart, then replays every second; a failure ends the replay, and is logged. */
     @Override
-    public void start() {
-        replay = Mono.fromRunnable(this::load).subscribeOn(storage)
+    protected Disposable begin() {
+        return Mono.fromRunnable(this::load).subscribeOn(storage)
                 .thenMany(Flux.interval(Duration.ofSeconds(1)).onBackpressureDrop().concatMap(tick -> replayRound(), 1))
                 .subscribe(null, error -> log.error("hint replay stopped", error));
-    }
-
-    @Override
-    public void stop() {
-        if (replay != null) {
-            replay.dispose();
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return replay != null && !replay.isDisposed();
     }
 }

@@ -16,25 +16,14 @@ import tools.jackson.databind.json.JsonMapper;
  * whether they run or not; a pod stopped with an ordinal at or above the replicas is not coming
  * back, and any other stop is a restart. Works alike for {@code helm upgrade} and
  * {@code kubectl scale}, which both only change {@code spec.replicas}.
+ *
+ * @param api     the API server, as this pod's service account
+ * @param name    this pod's StatefulSet
+ * @param ordinal this pod's ordinal in the StatefulSet
  */
-public final class StatefulSetScale {
+public record StatefulSetScale(KubernetesApi api, String name, int ordinal) {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
-
-    private final KubernetesApi api;
-    private final String name;
-    private final int ordinal;
-
-    /**
-     * @param api     the API server, as this pod's service account
-     * @param name    this pod's StatefulSet
-     * @param ordinal this pod's ordinal in the StatefulSet
-     */
-    public StatefulSetScale(KubernetesApi api, String name, int ordinal) {
-        this.api = api;
-        this.name = name;
-        this.ordinal = ordinal;
-    }
 
     /**
      * From inside a pod.

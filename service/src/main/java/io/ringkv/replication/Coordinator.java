@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.ringkv.lifecycle.Polling;
 import io.ringkv.overload.AdmissionControl;
 import io.ringkv.overload.OverloadedException;
 import io.ringkv.storage.KeyedRecord;
@@ -107,14 +108,7 @@ public final class Coordinator {
      * replicas have been made or hinted.
      */
     public boolean awaitCallsEnded(Duration max) throws InterruptedException {
-        long deadline = System.nanoTime() + max.toNanos();
-        while (callsInFlight.get() > 0) {
-            if (System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-            Thread.sleep(10);
-        }
-        return true;
+        return Polling.await(() -> callsInFlight.get() == 0, max, Duration.ofMillis(10));
     }
 
     public int callsInFlight() {

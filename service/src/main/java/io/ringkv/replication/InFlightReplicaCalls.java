@@ -5,7 +5,8 @@ import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.web.server.context.WebServerGracefulShutdownLifecycle;
-import org.springframework.context.SmartLifecycle;
+
+import io.ringkv.lifecycle.ShutdownWait;
 
 /**
  * The shutdown wait for replica calls in flight: lets the replica calls still running end before the peer connections and the store
@@ -15,13 +16,12 @@ import org.springframework.context.SmartLifecycle;
  * <p>Stops just after the web server's graceful shutdown, when no client request can start a new
  * call; each call ends within the replication timeout (a peer's) or its storage write (our own).
  */
-public final class InFlightReplicaCalls implements SmartLifecycle {
+public final class InFlightReplicaCalls extends ShutdownWait {
 
     private static final Logger log = LoggerFactory.getLogger(InFlightReplicaCalls.class);
 
     private final Coordinator coordinator;
     private final Duration bound;
-    private volatile boolean running;
 
     /** @param bound how long to wait at most: more than the replication timeout */
     public InFlightReplicaCalls(Coordinator coordinator, Duration bound) {
@@ -30,31 +30,16 @@ public final class InFlightReplicaCalls implements SmartLifecycle {
     }
 
     @Override
-    public void start() {
-        running = true;
-    }
-
-    @Override
-    public void stop() {
-        running = false;
+    protected void awaitEnd() throws InterruptedException {
         int pending = coordinator.callsInFlight();
         if (pending == 0) {
             return;
         }
         log.info("shutdown: waiting for {} replica calls to end (at most {} ms)", pending, bound.toMillis());
-        try {
-            if (!coordinator.awaitCallsEnded(bound)) {
-                log.warn("shutdown: {} replica calls still running after {} ms; their replicas rely on repair",
-                        coordinator.callsInFlight(), bound.toMillis());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (!coordinator.awaitCallsEnded(bound)) {
+            log.warn("shutdown: {} replica calls still running after {} ms; their replicas rely on repair",
+                    coordinator.callsInFlight(), bound.toMillis());
         }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
     }
 
     @Override

@@ -30,15 +30,10 @@ public final class QuorumCollector<T> {
      *         {@link Outcome#PENDING} otherwise
      */
     public synchronized Outcome success(T answer) {
-        if (outcome != Outcome.PENDING) {
-            return Outcome.PENDING;
+        if (!isDecided()) {
+            answers.add(answer);
         }
-        answers.add(answer);
-        if (answers.size() >= ack) {
-            outcome = Outcome.REACHED;
-            return outcome;
-        }
-        return Outcome.PENDING;
+        return decide(answers.size() >= ack, Outcome.REACHED);
     }
 
     /**
@@ -48,15 +43,10 @@ public final class QuorumCollector<T> {
      *         {@link Outcome#PENDING} otherwise
      */
     public synchronized Outcome failure() {
-        if (outcome != Outcome.PENDING) {
-            return Outcome.PENDING;
+        if (!isDecided()) {
+            failures++;
         }
-        failures++;
-        if (from - failures < ack) {
-            outcome = Outcome.FAILED;
-            return outcome;
-        }
-        return Outcome.PENDING;
+        return decide(from - failures < ack, Outcome.FAILED);
     }
 
     /**
@@ -66,11 +56,7 @@ public final class QuorumCollector<T> {
      *         if it had been decided already
      */
     public synchronized Outcome expire() {
-        if (outcome != Outcome.PENDING) {
-            return Outcome.PENDING;
-        }
-        outcome = Outcome.FAILED;
-        return outcome;
+        return decide(true, Outcome.FAILED);
     }
 
     /**
@@ -80,11 +66,21 @@ public final class QuorumCollector<T> {
      * @return whether it was still undecided, so that it ends exactly once
      */
     public synchronized boolean abandon() {
-        if (outcome != Outcome.PENDING) {
-            return false;
+        return decide(true, Outcome.FAILED) == Outcome.FAILED;
+    }
+
+    /**
+     * Decides the request {@code way} if it is still undecided and {@code decisive} holds; the
+     * one place an outcome is set, so that a request is decided exactly once.
+     *
+     * @return {@code way} on the call that decided it, {@link Outcome#PENDING} otherwise
+     */
+    private Outcome decide(boolean decisive, Outcome way) {
+        if (isDecided() || !decisive) {
+            return Outcome.PENDING;
         }
-        outcome = Outcome.FAILED;
-        return true;
+        outcome = way;
+        return way;
     }
 
     /** Whether the request is decided, either way. */

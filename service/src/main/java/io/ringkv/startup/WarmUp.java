@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 
+import io.ringkv.lifecycle.Polling;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.replication.RemoteReplica;
 import io.ringkv.replication.ReplicaDirectory;
@@ -46,45 +47,45 @@ public final class WarmUp implements ApplicationRunner {
     private static final ReplicationFactor ONE = new ReplicationFactor(1, 1);
     private static final byte[] VALUE = new byte[1024];
 
-    private final Coordinator coordinator;
-    private final ClusterMembership membership;
-    private final ReplicaDirectory replicas;
-    private final IntSupplier httpPort;
-    private final int requests;
-    private final Duration budget;
-    private final Duration peerTimeout;
-
     /**
      * @param requests    how many of each kind (0: no warm-up; the peers are still told)
      * @param budget      the longest it may take; readiness does not wait longer
      * @param peerTimeout the longest a peer may take to answer the ping: the replication timeout
      */
+    public record Settings(int requests, Duration budget, Duration peerTimeout) {
+    }
+
+    private final Coordinator coordinator;
+    private final ClusterMembership membership;
+    private final ReplicaDirectory replicas;
+    private final IntSupplier httpPort;
+    private final Settings settings;
+
+    /** @param httpPort the port the public API listens on, known once it started */
     public WarmUp(Coordinator coordinator, ClusterMembership membership, ReplicaDirectory replicas, IntSupplier httpPort,
-            int requests, Duration budget, Duration peerTimeout) {
+            Settings settings) {
         this.coordinator = coordinator;
         this.membership = membership;
         this.replicas = replicas;
         this.httpPort = httpPort;
-        this.requests = requests;
-        this.budget = budget;
-        this.peerTimeout = peerTimeout;
+        this.settings = settings;
     }
 
     @Override
     public void run(ApplicationArguments arguments) {
         long waitedFrom = System.nanoTime();
-        if (!ringKnownWithin(budget)) {
-            log.warn("the ring was not known within {} (ringkv.startup.warm-up-timeout): no warm-up", budget);
+        if (!ringKnownWithin(settings.budget())) {
+            log.warn("the ring was not known within {} (ringkv.startup.warm-up-timeout): no warm-up", settings.budget());
             return;
         }
         long started = System.nanoTime();
         List<RemoteReplica> answered = greetPeers();
-        if (requests == 0) {
+        if (settings.requests() == 0) {
             return;
         }
-        Duration left = budget.minusNanos(System.nanoTime() - waitedFrom);
-        List<String> reads = ownKeys("ringkv-warm-up-", requests);
-        List<String> writes = ownKeys("\u0000ringkv-warm-up-", requests);
+        Duration left = settings.budget().minusNanos(System.nanoTime() - waitedFrom);
+        List<String> reads = ownKeys("ringkv-warm-up-", settings.requests());
+        List<String> writes = ownKeys("\u0000ringkv-warm-up-", settings.requests());
         HttpClient http = HttpClient.create().baseUrl("http://127.0.0.1:" + httpPort.getAsInt()).responseTimeout(Duration.ofSeconds(5));
         Flux<Object> readPath = Flux.fromIterable(reads)
                 .flatMap(key -> http.get().uri("/v0/entity?id=" + key + "&replicas=1/1")
@@ -98,7 +99,7 @@ public final class WarmUp implements ApplicationRunner {
                 }, 8)
                 .cast(Object.class);
         // Each peer that answered, until its first failure: a peer that fails now is not waited for again.
-        List<String> peerKeys = writes.subList(0, Math.min(writes.size(), requests / 10));
+        List<String> peerKeys = writes.subList(0, Math.min(writes.size(), settings.requests() / 10));
         Flux<Object> peerPath = Flux.fromIterable(answered)
                 .flatMap(peer -> Flux.fromIterable(peerKeys)
                         .concatMap(key -> peer.warmUp(key.getBytes(StandardCharsets.UTF_8)))
@@ -115,25 +116,25 @@ public final class WarmUp implements ApplicationRunner {
             log.info("warmed the request path with {} reads and {} writes in {} ms", reads.size(), writes.size(),
                     Duration.ofNanos(System.nanoTime() - started).toMillis());
         } catch (IllegalStateException timeout) {
-            log.warn("the warm-up did not finish within {}: ready anyway", budget);
+            log.warn("the warm-up did not finish within {}: ready anyway", settings.budget());
         }
     }
 
-    /** Pings every peer at once, each within {@code peerTimeout}; the peers that answered. */
+    /** Pings every peer at once, each within the peer timeout; the peers that answered. */
     private List<RemoteReplica> greetPeers() {
         List<RemoteReplica> peers = replicas.peers();
         List<RemoteReplica> answered = Flux.fromIterable(peers)
                 .flatMap(peer -> peer.greet()
-                        .timeout(peerTimeout, Mono.just(false))
+                        .timeout(settings.peerTimeout(), Mono.just(false))
                         .filter(Boolean::booleanValue)
                         .map(ok -> peer))
                 .collectList()
                 // Each ping is bounded already; this only keeps a bug from holding readiness.
-                .timeout(peerTimeout.multipliedBy(3), Mono.just(List.of()))
+                .timeout(settings.peerTimeout().multipliedBy(3), Mono.just(List.of()))
                 .block();
         List<String> silent = peers.stream().filter(peer -> !answered.contains(peer)).map(RemoteReplica::name).toList();
         log.info("told {} of {} peers this node is up{}", answered.size(), peers.size(), silent.isEmpty() ? ""
-                : "; not reached within " + peerTimeout.toMillis() + " ms: " + silent + " (they learn it when this node next calls them)");
+                : "; not reached within " + settings.peerTimeout().toMillis() + " ms: " + silent + " (they learn it when this node next calls them)");
         return answered;
     }
 
@@ -143,19 +144,12 @@ public final class WarmUp implements ApplicationRunner {
      * is ready at most the warm-up's length later than if both ran side by side.
      */
     private boolean ringKnownWithin(Duration max) {
-        long deadline = System.nanoTime() + max.toNanos();
-        while (!membership.isKnown()) {
-            if (System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
+        try {
+            return Polling.await(membership::isKnown, max, Duration.ofMillis(50));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
-        return true;
     }
 
     /** Keys whose first replica is this node, so that serving them involves no peer. */

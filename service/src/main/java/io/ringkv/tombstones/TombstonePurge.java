@@ -5,13 +5,12 @@ import java.util.function.LongSupplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 
 import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
+import io.ringkv.lifecycle.PeriodicTask;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.TombstoneIndex;
 
@@ -20,7 +19,7 @@ import io.ringkv.storage.TombstoneIndex;
  * timestamp: until then a replica that missed the delete can still learn of it instead of bringing
  * the value back. Runs every {@code every}, on the storage scheduler.
  */
-public final class TombstonePurge implements SmartLifecycle {
+public final class TombstonePurge extends PeriodicTask {
 
     private static final Logger log = LoggerFactory.getLogger(TombstonePurge.class);
 
@@ -28,7 +27,6 @@ public final class TombstonePurge implements SmartLifecycle {
     private final Scheduler storage;
     private final Duration every;
     private final LongSupplier cutoff;
-    private volatile Disposable runs;
 
     /** @param cutoff the timestamp before which a tombstone may go (now minus the grace period) */
     public TombstonePurge(RocksStore store, Scheduler storage, Duration every, LongSupplier cutoff) {
@@ -48,26 +46,9 @@ public final class TombstonePurge implements SmartLifecycle {
     }
 
     @Override
-    public void start() {
-        runs = Flux.interval(every, every, storage)
-                .onBackpressureDrop()
-                .concatMap(tick -> Mono.fromCallable(this::purge)
-                        .onErrorResume(error -> {
-                            log.warn("dropping expired tombstones failed this time: {}", error.toString());
-                            return Mono.empty();
-                        }), 1)
+    protected Disposable begin() {
+        return everyPeriod(every, storage, () -> Mono.fromCallable(this::purge),
+                error -> log.warn("dropping expired tombstones failed this time: {}", error.toString()))
                 .subscribe();
-    }
-
-    @Override
-    public void stop() {
-        if (runs != null) {
-            runs.dispose();
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return runs != null && !runs.isDisposed();
     }
 }

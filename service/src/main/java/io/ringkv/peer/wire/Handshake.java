@@ -124,45 +124,51 @@ public final class Handshake {
     }
 
     public static ByteBuf auth(ByteBufAllocator allocator, int version, byte[] clientNonce, String clientName, byte[] proof) {
-        byte[] name = clientName.getBytes(StandardCharsets.UTF_8);
-        ByteBuf frame = Wire.begin(allocator, Wire.AUTH, 0, 4 + NONCE_BYTES + name.length + PROOF_BYTES);
-        frame.writeShort(version);
-        frame.writeBytes(clientNonce);
-        Wire.writeKey(frame, name);
-        frame.writeBytes(proof);
-        return Wire.seal(frame);
+        return introduction(allocator, Wire.AUTH, version, clientNonce, clientName, proof);
     }
 
     public static Auth readAuth(ByteBuf payload) {
-        if (payload.readableBytes() < 2 + NONCE_BYTES) {
-            throw new Wire.MalformedFrameException("a short AUTH");
-        }
-        int version = payload.readUnsignedShort();
-        byte[] nonce = bytes(payload, NONCE_BYTES);
-        String name = new String(Wire.readKey(payload, 1024), StandardCharsets.UTF_8);
+        Introduction auth = readIntroduction(payload, NONCE_BYTES, "AUTH");
         if (payload.readableBytes() != PROOF_BYTES) {
             throw new Wire.MalformedFrameException("an AUTH without its proof");
         }
-        return new Auth(version, nonce, name, bytes(payload, PROOF_BYTES));
+        return new Auth(auth.version(), auth.field(), auth.name(), bytes(payload, PROOF_BYTES));
     }
 
     public static ByteBuf welcome(ByteBufAllocator allocator, int version, byte[] proof, String serverName) {
-        byte[] name = serverName.getBytes(StandardCharsets.UTF_8);
-        ByteBuf frame = Wire.begin(allocator, Wire.WELCOME, 0, 4 + PROOF_BYTES + name.length);
-        frame.writeShort(version);
-        frame.writeBytes(proof);
-        Wire.writeKey(frame, name);
-        return Wire.seal(frame);
+        return introduction(allocator, Wire.WELCOME, version, proof, serverName, new byte[0]);
     }
 
     public static Welcome readWelcome(ByteBuf payload) {
-        if (payload.readableBytes() < 2 + PROOF_BYTES) {
-            throw new Wire.MalformedFrameException("a short WELCOME");
+        Introduction welcome = readIntroduction(payload, PROOF_BYTES, "WELCOME");
+        return new Welcome(welcome.version(), welcome.field(), welcome.name());
+    }
+
+    /**
+     * AUTH and WELCOME begin alike: the version, a field of fixed length (the client's nonce, the
+     * server's proof), the sender's name; AUTH then carries its proof.
+     */
+    private record Introduction(int version, byte[] field, String name) {
+    }
+
+    private static ByteBuf introduction(ByteBufAllocator allocator, byte type, int version, byte[] field, String sender,
+            byte[] trailer) {
+        byte[] name = sender.getBytes(StandardCharsets.UTF_8);
+        ByteBuf frame = Wire.begin(allocator, type, 0, 4 + field.length + name.length + trailer.length);
+        frame.writeShort(version);
+        frame.writeBytes(field);
+        Wire.writeKey(frame, name);
+        frame.writeBytes(trailer);
+        return Wire.seal(frame);
+    }
+
+    private static Introduction readIntroduction(ByteBuf payload, int fieldBytes, String type) {
+        if (payload.readableBytes() < 2 + fieldBytes) {
+            throw new Wire.MalformedFrameException("a short " + type);
         }
         int version = payload.readUnsignedShort();
-        byte[] proof = bytes(payload, PROOF_BYTES);
-        String name = new String(Wire.readKey(payload, 1024), StandardCharsets.UTF_8);
-        return new Welcome(version, proof, name);
+        byte[] field = bytes(payload, fieldBytes);
+        return new Introduction(version, field, new String(Wire.readKey(payload, 1024), StandardCharsets.UTF_8));
     }
 
     public static ByteBuf refused(ByteBufAllocator allocator, String reason) {
