@@ -68,7 +68,7 @@ def server_proof(secret, client_nonce, server_nonce, name):
 class PeerConnection:
     """One authenticated connection to a node's cluster port, as a peer has: many READs on it."""
 
-    def __init__(self, host, port, secret, name="e2e/checker.py", wait=20.0, timeout=30.0):
+    def __init__(self, host, port, secret, name="e2e/checker", wait=20.0, timeout=30.0):
         """Connects (retrying for `wait` seconds until the node greets: a port-forward takes a
         moment to listen and to reach the pod), proves the secret and checks the node's proof."""
         secret = secret.encode() if isinstance(secret, str) else secret
