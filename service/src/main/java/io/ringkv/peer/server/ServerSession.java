@@ -341,11 +341,6 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Range streams open on this connection now; the event loop only. */
-    int openScans() {
-        return scans.size();
-    }
-
     /**
      * The answer to a read whose value's bytes are held already: they stay held until its frame
      * is written. A burst of reads of large values would otherwise hold more of them, read and
