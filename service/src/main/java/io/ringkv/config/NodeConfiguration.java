@@ -216,7 +216,9 @@ public class NodeConfiguration {
                         "cannot read or create the Secret " + kubernetesSecret + ": " + e.getMessage());
             }
         }
-        return new Handshake(StringUtils.hasText(secret) ? secret : HexFormat.of().formatHex(Handshake.nonce()));
+        // The previous secret is accepted too while a rotation rolls out (see Handshake).
+        return new Handshake(StringUtils.hasText(secret) ? secret : HexFormat.of().formatHex(Handshake.nonce()),
+                cluster.previousSecret());
     }
 
     @Bean

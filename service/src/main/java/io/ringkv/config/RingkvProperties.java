@@ -116,11 +116,13 @@ public record RingkvProperties(
      * @param discovery finding the members through DNS instead of a static peer list
      * @param departure how a node scaled away hands its data over before it goes
      * @param join      how a new node takes its ranges before it serves them
+     * @param previousSecret the secret {@code secret} replaces, accepted too while a new one rolls
+     *               out, so that old and new pods keep talking; unset once the rollout is done
      */
     public record Cluster(URI self, @DefaultValue List<URI> peers, String secret, String kubernetesSecret,
             @Range(max = 65535, message = PORT_RANGE) Integer port,
             @DefaultValue("" + HashRing.DEFAULT_VNODES) @Positive int vnodes, @DefaultValue @Valid Discovery discovery,
-            @DefaultValue @Valid Departure departure, @DefaultValue @Valid Join join) {
+            @DefaultValue @Valid Departure departure, @DefaultValue @Valid Join join, String previousSecret) {
 
         static final String KUBERNETES_SECRET = "ringkv.cluster.kubernetes-secret";
         private static final String PORT_RANGE = "must be a TCP port (1-65535), or unset for a free one, got ${validatedValue}";
