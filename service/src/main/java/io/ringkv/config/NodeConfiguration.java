@@ -4,6 +4,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -30,6 +31,7 @@ import io.ringkv.hints.Hints;
 import io.ringkv.kubernetes.GeneratedClusterSecret;
 import io.ringkv.kubernetes.KubernetesApi;
 import io.ringkv.kubernetes.StatefulSetScale;
+import io.ringkv.peer.client.ClientSecurity;
 import io.ringkv.peer.client.NodeInfoClient;
 import io.ringkv.peer.client.ConnectionSettings;
 import io.ringkv.peer.client.PeerConnector;
@@ -56,6 +58,8 @@ import io.ringkv.storage.StorageException;
 import io.ringkv.storage.StorageSettings;
 import io.ringkv.tombstones.PurgeHorizon;
 import io.ringkv.tombstones.TombstonePurge;
+import io.ringkv.tls.ClusterUrls;
+import io.ringkv.tls.TlsProperties;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -78,12 +82,14 @@ public class NodeConfiguration {
      */
     @Bean
     ClusterMembership clusterMembership(RingkvProperties properties, @Value("${server.port:8080}") int serverPort,
-            RepairLedger repairLedger) {
+            RepairLedger repairLedger, TlsProperties tls) {
         var cluster = properties.cluster();
         String self = cluster.selfName(serverPort);
         if (!cluster.discovery().enabled()) {
+            ClusterUrls.requireScheme(tls.enabled(), self, cluster.members(self));
             return ClusterMembership.fixed(self, cluster.members(self), cluster.vnodes());
         }
+        ClusterUrls.requireScheme(tls.enabled(), self, List.of());
         if (!cluster.discovery().followsStatefulSet()) {
             return ClusterMembership.discovered(self, cluster.vnodes());
         }
@@ -220,9 +226,10 @@ public class NodeConfiguration {
     }
 
     @Bean
-    NodeInfoClient nodeInfoClient(ReactorResourceFactory resources, RingkvProperties properties) {
+    NodeInfoClient nodeInfoClient(ReactorResourceFactory resources, RingkvProperties properties,
+            ObjectProvider<ClientSecurity> security) {
         return new NodeInfoClient(resources.getLoopResources(), properties.replication().timeout(),
-                properties.cluster().discovery().refreshInterval());
+                properties.cluster().discovery().refreshInterval(), security.getIfAvailable(() -> ClientSecurity.PLAINTEXT));
     }
 
     @Bean
@@ -249,12 +256,12 @@ public class NodeConfiguration {
 
     @Bean
     PeerConnector peerConnector(RingkvProperties properties, ClusterMembership membership, Handshake handshake,
-            ReactorResourceFactory resources, NodeInfoClient nodeInfo) {
+            ReactorResourceFactory resources, NodeInfoClient nodeInfo, ObjectProvider<ClientSecurity> security) {
         var replication = properties.replication();
         var settings = new ConnectionSettings(membership.self(), handshake,
                 replication.timeout(), replication.maxConnections(), SCAN_WINDOW_BYTES,
                 KeyedRecord.MAX_KEY_BYTES, maxRecordBytes(properties), properties.cluster().discovery().refreshInterval());
-        return new PeerConnector(settings, resources.getLoopResources(), nodeInfo);
+        return new PeerConnector(settings, resources.getLoopResources(), nodeInfo, security.getIfAvailable(() -> ClientSecurity.PLAINTEXT));
     }
 
     /** A peer that connects to this node or pings it is readmitted at once if this node shuns it. */

@@ -34,9 +34,11 @@ public final class NodeInfoClient {
 
     private final HttpClient http;
     private final Duration timeout;
+    private final ClientSecurity security;
 
-    public NodeInfoClient(LoopResources loops, Duration timeout, Duration dnsCacheMaxTtl) {
+    public NodeInfoClient(LoopResources loops, Duration timeout, Duration dnsCacheMaxTtl, ClientSecurity security) {
         this.timeout = timeout;
+        this.security = security;
         // Asked rarely (a new address, a new connection): no pooled connections to keep.
         this.http = HttpClient.newConnection()
                 .runOn(loops)
@@ -44,9 +46,9 @@ public final class NodeInfoClient {
                 .responseTimeout(timeout);
     }
 
-    /** The node at a base URL ({@code http://host:port}). */
+    /** The node at a base URL ({@code http://host:port}, or {@code https://} with TLS). */
     public Mono<NodeInfo> of(URI baseUrl) {
-        return http.get()
+        return security.secure(http).get()
                 .uri(baseUrl.resolve(PATH).toString())
                 .responseSingle((response, body) -> response.status().equals(HttpResponseStatus.OK)
                         ? body.asString()
