@@ -152,12 +152,12 @@ public class NodeConfiguration {
 
     @Bean
     WarmUp warmUp(Coordinator coordinator, ClusterMembership membership, ReplicaDirectory replicaDirectory,
-            RingkvProperties properties, Environment environment) {
+            RingkvProperties properties, Environment environment, ObjectProvider<ClientSecurity> security) {
         var startup = properties.startup();
         // The port the server really listens on, known once it started (server.port may be 0).
         return new WarmUp(coordinator, membership, replicaDirectory,
                 () -> environment.getRequiredProperty("local.server.port", Integer.class),
-                new WarmUp.Settings(startup.warmUpRequests(), startup.warmUpTimeout(), properties.replication().timeout()));
+                security.getIfAvailable(() -> ClientSecurity.PLAINTEXT), new WarmUp.Settings(startup.warmUpRequests(), startup.warmUpTimeout(), properties.replication().timeout()));
     }
 
     /**

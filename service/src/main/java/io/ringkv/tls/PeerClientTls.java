@@ -28,6 +28,11 @@ final class PeerClientTls implements ClientSecurity {
         return client.secure(spec -> spec.sslContext(certificates.current().nodeInfo()).handlerConfigurator(PeerClientTls::withoutHostnameCheck));
     }
 
+    @Override
+    public String scheme() {
+        return "https";
+    }
+
     /** Reactor Netty's client checks the hostname unless told otherwise; see {@link TlsContexts#nodeInfo}. */
     private static void withoutHostnameCheck(SslHandler handler) {
         SSLEngine engine = handler.engine();

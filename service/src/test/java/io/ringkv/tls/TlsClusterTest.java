@@ -30,6 +30,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.ssl.pem.PemContent;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.ringkv.peer.server.PeerServer;
 import io.ringkv.support.BlockHoundInstaller;
 import io.ringkv.support.PeerTestClient;
@@ -77,6 +79,9 @@ class TlsClusterTest {
         }
         try {
             nodes.parallelStream().forEach(TestNode::start);
+            double warmUpReads = nodes.get(0).bean(MeterRegistry.class).find("ringkv.client.requests").timers().stream()
+                    .mapToLong(Timer::count).sum();
+            assertThat(warmUpReads).as("the warm-up's reads reached the node's own public port over TLS").isGreaterThanOrEqualTo(20);
             SSLContext trustingTheCa = sslContext(null);
             HttpClient https = HttpClient.newBuilder().sslContext(trustingTheCa).connectTimeout(Duration.ofSeconds(5)).build();
             String node0 = nodes.get(0).url().replace("http://", "https://");

@@ -19,6 +19,11 @@ public interface ClientSecurity {
         public HttpClient secure(HttpClient client) {
             return client;
         }
+
+        @Override
+        public String scheme() {
+            return "http";
+        }
     };
 
     /**
@@ -28,6 +33,12 @@ public interface ClientSecurity {
      */
     void secure(Channel channel, String peerHost, int port);
 
-    /** The client for one request to a node's public port. */
+    /**
+     * The client for one request to a node's public port: the node's certificate is checked
+     * against the CA, not against the host, which may be an address (see io.ringkv.tls.TlsContexts).
+     */
     HttpClient secure(HttpClient client);
+
+    /** The scheme of a node's public port: {@code http} or {@code https}. */
+    String scheme();
 }
