@@ -17,10 +17,14 @@ final class PeerClientTls implements ClientSecurity {
         this.certificates = certificates;
     }
 
-    /** First in the pipeline, under the peer's host: its certificate must be for it (TLS's hostname check). */
+    /**
+     * First in the pipeline, under the peer's host: its certificate must be for it (TLS's hostname
+     * check; an IPv6 address without the URL's brackets).
+     */
     @Override
     public void secure(Channel channel, String peerHost, int port) {
-        channel.pipeline().addFirst(PeerServerTls.HANDLER, certificates.current().peerClient().newHandler(channel.alloc(), peerHost, port));
+        String host = peerHost.startsWith("[") && peerHost.endsWith("]") ? peerHost.substring(1, peerHost.length() - 1) : peerHost;
+        channel.pipeline().addFirst(PeerServerTls.HANDLER, certificates.current().peerClient().newHandler(channel.alloc(), host, port));
     }
 
     @Override

@@ -79,10 +79,10 @@ public final class PeerIdentity {
             bare = bare.substring(0, bare.length() - 1);
         }
         if (bare.contains(":")) {
-            // One spelling of an IPv6 address (::1 and 0:0:0:0:0:0:0:1 are the same). With a colon
-            // the text is parsed as an address literal, never looked up.
+            // One spelling of an IPv6 address (::1 and 0:0:0:0:0:0:0:1 are the same). In brackets
+            // the text is parsed as an address literal only, never looked up.
             try {
-                return InetAddress.getByName(bare).getHostAddress();
+                return InetAddress.getByName("[" + bare + "]").getHostAddress();
             } catch (UnknownHostException notAnAddress) {
                 return bare;
             }
