@@ -4,6 +4,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -28,6 +29,7 @@ import io.ringkv.api.ClientDrain;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.hints.Hints;
 import io.ringkv.kubernetes.StatefulSetScale;
+import io.ringkv.peer.client.ClientSecurity;
 import io.ringkv.peer.client.NodeInfoClient;
 import io.ringkv.peer.client.ConnectionSettings;
 import io.ringkv.peer.client.PeerConnector;
@@ -54,6 +56,8 @@ import io.ringkv.storage.StorageException;
 import io.ringkv.storage.StorageSettings;
 import io.ringkv.tombstones.PurgeHorizon;
 import io.ringkv.tombstones.TombstonePurge;
+import io.ringkv.tls.ClusterUrls;
+import io.ringkv.tls.TlsProperties;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -76,12 +80,14 @@ public class NodeConfiguration {
      */
     @Bean
     ClusterMembership clusterMembership(RingkvProperties properties, @Value("${server.port:8080}") int serverPort,
-            RepairLedger repairLedger) {
+            RepairLedger repairLedger, TlsProperties tls) {
         var cluster = properties.cluster();
         String self = cluster.selfName(serverPort);
         if (!cluster.discovery().enabled()) {
+            ClusterUrls.requireScheme(tls.enabled(), self, cluster.members(self));
             return ClusterMembership.fixed(self, cluster.members(self), cluster.vnodes());
         }
+        ClusterUrls.requireScheme(tls.enabled(), self, List.of());
         if (!cluster.discovery().followsStatefulSet()) {
             return ClusterMembership.discovered(self, cluster.vnodes());
         }
@@ -144,12 +150,12 @@ public class NodeConfiguration {
 
     @Bean
     WarmUp warmUp(Coordinator coordinator, ClusterMembership membership, ReplicaDirectory replicaDirectory,
-            RingkvProperties properties, Environment environment) {
+            RingkvProperties properties, Environment environment, ObjectProvider<ClientSecurity> security) {
         var startup = properties.startup();
         // The port the server really listens on, known once it started (server.port may be 0).
         return new WarmUp(coordinator, membership, replicaDirectory,
                 () -> environment.getRequiredProperty("local.server.port", Integer.class),
-                new WarmUp.Settings(startup.warmUpRequests(), startup.warmUpTimeout(), properties.replication().timeout()));
+                security.getIfAvailable(() -> ClientSecurity.PLAINTEXT), new WarmUp.Settings(startup.warmUpRequests(), startup.warmUpTimeout(), properties.replication().timeout()));
     }
 
     /**
@@ -210,9 +216,10 @@ public class NodeConfiguration {
     }
 
     @Bean
-    NodeInfoClient nodeInfoClient(ReactorResourceFactory resources, RingkvProperties properties) {
+    NodeInfoClient nodeInfoClient(ReactorResourceFactory resources, RingkvProperties properties,
+            ObjectProvider<ClientSecurity> security) {
         return new NodeInfoClient(resources.getLoopResources(), properties.replication().timeout(),
-                properties.cluster().discovery().refreshInterval());
+                properties.cluster().discovery().refreshInterval(), security.getIfAvailable(() -> ClientSecurity.PLAINTEXT));
     }
 
     @Bean
@@ -239,12 +246,12 @@ public class NodeConfiguration {
 
     @Bean
     PeerConnector peerConnector(RingkvProperties properties, ClusterMembership membership, Handshake handshake,
-            ReactorResourceFactory resources, NodeInfoClient nodeInfo) {
+            ReactorResourceFactory resources, NodeInfoClient nodeInfo, ObjectProvider<ClientSecurity> security) {
         var replication = properties.replication();
         var settings = new ConnectionSettings(membership.self(), handshake,
                 replication.timeout(), replication.maxConnections(), SCAN_WINDOW_BYTES,
                 KeyedRecord.MAX_KEY_BYTES, maxRecordBytes(properties), properties.cluster().discovery().refreshInterval());
-        return new PeerConnector(settings, resources.getLoopResources(), nodeInfo);
+        return new PeerConnector(settings, resources.getLoopResources(), nodeInfo, security.getIfAvailable(() -> ClientSecurity.PLAINTEXT));
     }
 
     /** A peer that connects to this node or pings it is readmitted at once if this node shuns it. */

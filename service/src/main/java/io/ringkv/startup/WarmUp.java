@@ -12,6 +12,7 @@ import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 
 import io.ringkv.lifecycle.Polling;
+import io.ringkv.peer.client.ClientSecurity;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.replication.RemoteReplica;
 import io.ringkv.replication.ReplicaDirectory;
@@ -59,15 +60,20 @@ public final class WarmUp implements ApplicationRunner {
     private final ClusterMembership membership;
     private final ReplicaDirectory replicas;
     private final IntSupplier httpPort;
+    private final ClientSecurity security;
     private final Settings settings;
 
-    /** @param httpPort the port the public API listens on, known once it started */
+    /**
+     * @param httpPort the port the public API listens on, known once it started
+     * @param security how that port is called: over TLS when the node speaks it
+     */
     public WarmUp(Coordinator coordinator, ClusterMembership membership, ReplicaDirectory replicas, IntSupplier httpPort,
-            Settings settings) {
+            ClientSecurity security, Settings settings) {
         this.coordinator = coordinator;
         this.membership = membership;
         this.replicas = replicas;
         this.httpPort = httpPort;
+        this.security = security;
         this.settings = settings;
     }
 
@@ -86,7 +92,8 @@ public final class WarmUp implements ApplicationRunner {
         Duration left = settings.budget().minusNanos(System.nanoTime() - waitedFrom);
         List<String> reads = ownKeys("ringkv-warm-up-", settings.requests());
         List<String> writes = ownKeys("\u0000ringkv-warm-up-", settings.requests());
-        HttpClient http = HttpClient.create().baseUrl("http://127.0.0.1:" + httpPort.getAsInt()).responseTimeout(Duration.ofSeconds(5));
+        HttpClient http = security.secure(HttpClient.create())
+                .baseUrl(security.scheme() + "://127.0.0.1:" + httpPort.getAsInt()).responseTimeout(Duration.ofSeconds(5));
         Flux<Object> readPath = Flux.fromIterable(reads)
                 .flatMap(key -> http.get().uri("/v0/entity?id=" + key + "&replicas=1/1")
                         .responseSingle((response, body) -> body.then(Mono.just(response.status().code()))), 8)

@@ -39,6 +39,7 @@ import io.ringkv.health.BreakerSettings;
 import io.ringkv.health.PeerMonitor;
 import io.ringkv.peer.client.NodeInfoClient;
 import io.ringkv.peer.client.PeerClient;
+import io.ringkv.peer.client.ClientSecurity;
 import io.ringkv.peer.client.ConnectionSettings;
 import io.ringkv.peer.client.PeerConnector;
 import io.ringkv.peer.server.PeerServer;
@@ -112,7 +113,8 @@ class PeerProtocolTest {
 
     private PeerClient client(String secret, int connections, InetSocketAddress address) {
         var connector = new PeerConnector(new ConnectionSettings(CLIENT, new Handshake(secret), TIMEOUT, connections,
-                WINDOW, 1024, MAX_VALUE + 10, Duration.ofSeconds(1)), loops, new NodeInfoClient(loops, TIMEOUT, Duration.ofSeconds(1)));
+                WINDOW, 1024, MAX_VALUE + 10, Duration.ofSeconds(1)), loops,
+                new NodeInfoClient(loops, TIMEOUT, Duration.ofSeconds(1), ClientSecurity.PLAINTEXT), ClientSecurity.PLAINTEXT);
         return new PeerClient(SERVER, address, connector);
     }
 

@@ -5,6 +5,7 @@ import java.time.Duration;
 
 import io.ringkv.peer.client.NodeInfoClient;
 import io.ringkv.peer.client.PeerClient;
+import io.ringkv.peer.client.ClientSecurity;
 import io.ringkv.peer.client.ConnectionSettings;
 import io.ringkv.peer.client.PeerConnector;
 import io.ringkv.peer.wire.Handshake;
@@ -23,9 +24,15 @@ public final class PeerTestClient implements AutoCloseable {
     private final PeerConnector connector;
 
     public PeerTestClient(String secret) {
+        this(secret, ClientSecurity.PLAINTEXT);
+    }
+
+    /** With TLS: the certificate {@code security} presents is the one the node sees. */
+    public PeerTestClient(String secret, ClientSecurity security) {
         Duration timeout = Duration.ofSeconds(5);
         connector = new PeerConnector(new ConnectionSettings(NAME, new Handshake(secret), timeout, 1, 256 * 1024,
-                1024, 16 * 1024 * 1024, Duration.ofSeconds(1)), loops, new NodeInfoClient(loops, timeout, Duration.ofSeconds(1)));
+                1024, 16 * 1024 * 1024, Duration.ofSeconds(1)), loops, new NodeInfoClient(loops, timeout, Duration.ofSeconds(1), security),
+                security);
     }
 
     /** The node named {@code peer}, found through the port it tells on its public API. */

@@ -15,8 +15,9 @@ import tools.jackson.databind.json.JsonMapper;
  * /v0/cluster/self} names the node ({@code self}) and its cluster port ({@code clusterPort}), and is
  * open to anyone when access control is on. A node of an older version, met during a rolling
  * upgrade, answers 404 there: it is asked its full view at {@code GET /v0/cluster}, which holds the
- * same two fields. Discovery asks each address it finds for the name; a {@link PeerConnector} asks a peer for its port. Neither is a
- * secret: a connection to that port still has to pass the handshake.
+ * same two fields. Discovery asks each address it finds for the name; a {@link PeerConnector} asks
+ * a peer for its port. Neither is a secret: a connection to that port still has to pass the
+ * handshake.
  */
 public final class NodeInfoClient {
 
@@ -37,9 +38,11 @@ public final class NodeInfoClient {
 
     private final HttpClient http;
     private final Duration timeout;
+    private final ClientSecurity security;
 
-    public NodeInfoClient(LoopResources loops, Duration timeout, Duration dnsCacheMaxTtl) {
+    public NodeInfoClient(LoopResources loops, Duration timeout, Duration dnsCacheMaxTtl, ClientSecurity security) {
         this.timeout = timeout;
+        this.security = security;
         // Asked rarely (a new address, a new connection): no pooled connections to keep.
         this.http = HttpClient.newConnection()
                 .runOn(loops)
@@ -47,7 +50,7 @@ public final class NodeInfoClient {
                 .responseTimeout(timeout);
     }
 
-    /** The node at a base URL ({@code http://host:port}). */
+    /** The node at a base URL ({@code http://host:port}, or {@code https://} with TLS). */
     public Mono<NodeInfo> of(URI baseUrl) {
         return ask(baseUrl, PATH)
                 .switchIfEmpty(Mono.defer(() -> ask(baseUrl, OLDER_NODES_PATH)))
@@ -57,7 +60,7 @@ public final class NodeInfoClient {
 
     /** The node's answer at a path; empty when it answers 404 there. */
     private Mono<NodeInfo> ask(URI baseUrl, String path) {
-        return http.get()
+        return security.secure(http).get()
                 .uri(baseUrl.resolve(path).toString())
                 .responseSingle((response, body) -> {
                     if (response.status().equals(HttpResponseStatus.OK)) {

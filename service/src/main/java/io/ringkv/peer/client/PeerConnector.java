@@ -24,10 +24,12 @@ public final class PeerConnector {
     private final ConnectionSettings settings;
     private final TcpClient tcp;
     private final NodeInfoClient nodeInfo;
+    private final ClientSecurity security;
 
-    public PeerConnector(ConnectionSettings settings, LoopResources loops, NodeInfoClient nodeInfo) {
+    public PeerConnector(ConnectionSettings settings, LoopResources loops, NodeInfoClient nodeInfo, ClientSecurity security) {
         this.settings = settings;
         this.nodeInfo = nodeInfo;
+        this.security = security;
         this.tcp = TcpClient.newConnection()
                 .runOn(loops)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, settings.timeout().toMillis()))
@@ -40,15 +42,22 @@ public final class PeerConnector {
         return nodeInfo.of(URI.create(peer)).map(NodeInfoClient.NodeInfo::clusterPort);
     }
 
-    /** A new connection to the peer at the host and port, once its handshake succeeded. */
+    /**
+     * A new connection to the peer at the host and port, once its handshake succeeded. With TLS the
+     * peer must prove the host of its name, wherever it was reached.
+     */
     Mono<PeerConnection> connect(String peer, String host, int port) {
         int maxFrame = Wire.maxFrame(settings.maxKeyLength(), settings.maxRecordLength());
+        String peerHost = URI.create(peer).getHost();
         return tcp.host(host)
                 .port(port)
-                .doOnChannelInit((observer, channel, address) -> channel.pipeline()
-                        .addFirst("ringkv.flush", new FlushConsolidationHandler(256, true))
-                        .addBefore(NettyPipeline.ReactiveBridge, "ringkv.frames", new FrameDecoder(maxFrame))
-                        .addBefore(NettyPipeline.ReactiveBridge, "ringkv.session", new PeerConnection(settings, peer)))
+                .doOnChannelInit((observer, channel, address) -> {
+                    channel.pipeline()
+                            .addFirst("ringkv.flush", new FlushConsolidationHandler(256, true))
+                            .addBefore(NettyPipeline.ReactiveBridge, "ringkv.frames", new FrameDecoder(maxFrame))
+                            .addBefore(NettyPipeline.ReactiveBridge, "ringkv.session", new PeerConnection(settings, peer));
+                    security.secure(channel, peerHost, port);
+                })
                 .connect()
                 .flatMap(connection -> connection.channel().pipeline().get(PeerConnection.class).ready()
                         .timeout(settings.timeout(), Mono.error(() -> new PeerException.Unavailable(peer,

@@ -6,7 +6,7 @@ import reactor.netty.tcp.TcpServer;
 
 /**
  * Changes the cluster port's server before it binds, as Spring Boot's {@code NettyServerCustomizer}
- * does the public port's. The node has none; the tests' fault injection is one.
+ * does the public port's: TLS (io.ringkv.tls) is one, the tests' fault injection another.
  */
 @FunctionalInterface
 public interface PeerServerCustomizer extends UnaryOperator<TcpServer> {

@@ -22,7 +22,8 @@ class NodeInfoClientTest {
     private static final String INFO = "{\"self\":\"http://node-a:8080\",\"clusterPort\":7070}";
 
     private final LoopResources loops = LoopResources.create("node-info-test", 1, true);
-    private final NodeInfoClient client = new NodeInfoClient(loops, Duration.ofSeconds(2), Duration.ofSeconds(1));
+    private final NodeInfoClient client = new NodeInfoClient(loops, Duration.ofSeconds(2), Duration.ofSeconds(1),
+            ClientSecurity.PLAINTEXT);
     private DisposableServer server;
 
     @AfterEach

@@ -1,0 +1,80 @@
+package io.ringkv.tls;
+
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.Collection;
+import java.util.Set;
+import java.util.function.Supplier;
+
+import javax.net.ssl.SSLPeerUnverifiedException;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.util.AttributeKey;
+import io.netty.util.ReferenceCountUtil;
+
+/**
+ * Right after the TLS handler on the cluster port: once the handshake proved the peer holds a
+ * certificate the CA signed, checks that the certificate is for the host of a member
+ * ({@link PeerIdentity#isMember}); if not, the connection is closed before the peer protocol
+ * sees any of it. The hosts it is for stay on the channel ({@link #VERIFIED_HOSTS}), for the
+ * session to check the name the peer then claims against them.
+ */
+public final class PeerIdentityCheck extends ChannelInboundHandlerAdapter {
+
+    /** The DNS names and IP addresses of the certificate the peer proved it holds (on a TLS connection only). */
+    public static final AttributeKey<Set<String>> VERIFIED_HOSTS = AttributeKey.valueOf("ringkv.tls.verified-hosts");
+
+    private final Supplier<Collection<String>> members;
+    private final RefusalLog refusals;
+    private boolean verified;
+
+    PeerIdentityCheck(Supplier<Collection<String>> members, RefusalLog refusals) {
+        this.members = members;
+        this.refusals = refusals;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof SslHandshakeCompletionEvent completion) {
+            if (!completion.isSuccess()) {
+                // The TLS handler closes the connection itself: no certificate, or not the CA's.
+                refusals.refused(ctx.channel().remoteAddress(), "TLS handshake failed: " + completion.cause());
+            } else {
+                Set<String> hosts = certificateHosts(ctx);
+                if (PeerIdentity.isMember(hosts, members.get())) {
+                    ctx.channel().attr(VERIFIED_HOSTS).set(hosts);
+                    verified = true;
+                } else {
+                    refusals.refused(ctx.channel().remoteAddress(), "its certificate is for " + hosts
+                            + ", none of them the host of a member");
+                    ctx.close();
+                    return;
+                }
+            }
+        }
+        super.userEventTriggered(ctx, event);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object message) {
+        if (verified) {
+            ctx.fireChannelRead(message);
+        } else {
+            // Nothing reaches the peer protocol from a peer not (yet) known to be a member.
+            ReferenceCountUtil.release(message);
+            ctx.close();
+        }
+    }
+
+    private static Set<String> certificateHosts(ChannelHandlerContext ctx) {
+        try {
+            Certificate[] chain = ctx.pipeline().get(SslHandler.class).engine().getSession().getPeerCertificates();
+            return chain.length > 0 && chain[0] instanceof X509Certificate certificate ? PeerIdentity.hosts(certificate) : Set.of();
+        } catch (SSLPeerUnverifiedException e) {
+            return Set.of();
+        }
+    }
+}

@@ -1,0 +1,225 @@
+package io.ringkv.tls;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.math.BigInteger;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManagerFactory;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.ssl.pem.PemContent;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.ringkv.peer.server.PeerServer;
+import io.ringkv.support.BlockHoundInstaller;
+import io.ringkv.support.PeerTestClient;
+import io.ringkv.support.TestNode;
+
+/**
+ * Two nodes with TLS on every port: clients reach them over HTTPS only, writes replicate over
+ * mutual TLS, a peer whose certificate is for another name or from another CA gets nothing on the
+ * cluster port, and certificates replaced on disk under load are served without a failed request.
+ */
+class TlsClusterTest {
+
+    @TempDir
+    Path dir;
+
+    private final TestCertificates.Authority ca = new TestCertificates.Authority("ringkv test CA");
+
+    @Test
+    void everyPortSpeaksTlsAndCertificatesRotateUnderLoad() throws Exception {
+        int mark = BlockHoundInstaller.violations().size();
+        Path tls = dir.resolve("tls");
+        java.nio.file.Files.createDirectories(tls);
+        ca.writeCertificate(tls.resolve("ca.crt"));
+        TestCertificates.Issued first = ca.issue("ringkv", "127.0.0.1", "localhost");
+        first.writeTo(tls.resolve("tls.crt"), tls.resolve("tls.key"));
+
+        List<Integer> ports = TestNode.freePorts(3);
+        int managementPort = ports.get(2);
+        List<Integer> nodePorts = ports.subList(0, 2);
+        String peers = String.join(",", nodePorts.stream().map(port -> "https://127.0.0.1:" + port).toList());
+        List<TestNode> nodes = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            Map<String, Object> settings = new LinkedHashMap<>();
+            settings.put("ringkv.cluster.self", "https://127.0.0.1:" + nodePorts.get(i));
+            settings.put("ringkv.cluster.peers", peers);
+            settings.put("ringkv.tls.enabled", "true");
+            settings.put("ringkv.tls.certificate", tls.resolve("tls.crt"));
+            settings.put("ringkv.tls.private-key", tls.resolve("tls.key"));
+            settings.put("ringkv.tls.ca", tls.resolve("ca.crt"));
+            settings.put("ringkv.tls.check-interval", "200ms");
+            if (i == 0) {
+                settings.put("management.server.port", managementPort);
+            }
+            nodes.add(TestNode.create(nodePorts.get(i), dir.resolve("node" + i), nodePorts, settings));
+        }
+        try {
+            nodes.parallelStream().forEach(TestNode::start);
+            double warmUpReads = nodes.get(0).bean(MeterRegistry.class).find("ringkv.client.requests").timers().stream()
+                    .mapToLong(Timer::count).sum();
+            assertThat(warmUpReads).as("the warm-up's reads reached the node's own public port over TLS").isGreaterThanOrEqualTo(20);
+            SSLContext trustingTheCa = sslContext(null);
+            HttpClient https = HttpClient.newBuilder().sslContext(trustingTheCa).connectTimeout(Duration.ofSeconds(5)).build();
+            String node0 = nodes.get(0).url().replace("http://", "https://");
+            String node1 = nodes.get(1).url().replace("http://", "https://");
+
+            // Two nodes: a write needs both (2/2), so it crossed the cluster port's mutual TLS.
+            assertThat(send(https, put(node0 + "/v0/entity?id=a", "A")).statusCode()).isEqualTo(201);
+            HttpResponse<String> read = send(https, HttpRequest.newBuilder(URI.create(node1 + "/v0/entity?id=a&replicas=2/2")).build());
+            assertThat(read.statusCode()).isEqualTo(200);
+            assertThat(read.body()).isEqualTo("A");
+            assertThat(send(https, HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + managementPort + "/actuator/health")).build())
+                    .statusCode()).as("the management port speaks TLS too").isEqualTo(200);
+
+            HttpClient plaintext = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+            assertThatThrownBy(() -> send(plaintext, HttpRequest.newBuilder(URI.create(nodes.get(0).url() + "/v0/status")).build()))
+                    .as("plaintext HTTP to the TLS public port").isInstanceOf(IOException.class);
+
+            peersAreAdmittedByTheirCertificate(nodes.get(0).url().replace("http://", "https://"), tls);
+
+            rotationUnderLoad(https, List.of(node0, node1), tls, List.of(nodePorts.get(0), nodePorts.get(1), managementPort),
+                    nodes.get(1).bean(PeerServer.class).port(), first.serial());
+        } finally {
+            nodes.forEach(TestNode::stop);
+        }
+        assertThat(BlockHoundInstaller.violationsSince(mark)).isEmpty();
+    }
+
+    /** The cluster secret alone is not enough: the certificate must be the CA's and for a member's host. */
+    private void peersAreAdmittedByTheirCertificate(String node, Path tls) throws Exception {
+        byte[] key = "a".getBytes();
+        try (PeerTestClient member = peer(ca.issue("member", "127.0.0.1"), tls)) {
+            assertThat(member.of(node).read(key).block(Duration.ofSeconds(10))).as("a member's certificate").isPresent();
+        }
+        try (PeerTestClient otherName = peer(ca.issue("intruder", "intruder.example", "10.9.9.9"), tls)) {
+            assertThatThrownBy(() -> otherName.of(node).read(key).block(Duration.ofSeconds(10)))
+                    .as("the CA's certificate for a host that is no member's").isNotNull();
+        }
+        TestCertificates.Authority otherCa = new TestCertificates.Authority("another CA");
+        try (PeerTestClient untrusted = peer(otherCa.issue("member", "127.0.0.1"), tls)) {
+            assertThatThrownBy(() -> untrusted.of(node).read(key).block(Duration.ofSeconds(10)))
+                    .as("a certificate for a member's host from another CA").isNotNull();
+        }
+    }
+
+    /** A peer with the cluster secret and this certificate (trusting the nodes' CA). */
+    private PeerTestClient peer(TestCertificates.Issued certificate, Path tls) {
+        Path own = dir.resolve("peer-" + certificate.serial());
+        try {
+            java.nio.file.Files.createDirectories(own);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        certificate.writeTo(own.resolve("tls.crt"), own.resolve("tls.key"));
+        var settings = new TlsProperties(true, own.resolve("tls.crt"), own.resolve("tls.key"), tls.resolve("ca.crt"), Duration.ofSeconds(1));
+        return new PeerTestClient(TestNode.SECRET, new PeerClientTls(new TlsCertificates(settings)));
+    }
+
+    private void rotationUnderLoad(HttpClient https, List<String> nodes, Path tls, List<Integer> httpsPorts, int clusterPort,
+            BigInteger oldSerial) throws Exception {
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicInteger requests = new AtomicInteger();
+        List<String> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Thread load = Thread.ofPlatform().name("tls-load").start(() -> {
+            for (int i = 0; running.get(); i++) {
+                String node = nodes.get(i % nodes.size());
+                try {
+                    int put = send(https, put(node + "/v0/entity?id=k" + i, "v" + i)).statusCode();
+                    int get = send(https, HttpRequest.newBuilder(URI.create(node + "/v0/entity?id=k" + i)).build()).statusCode();
+                    if (put != 201 || get != 200) {
+                        failures.add("k" + i + ": PUT " + put + ", GET " + get);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    failures.add("k" + i + ": " + e);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                requests.addAndGet(2);
+            }
+        });
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> requests.get() >= 20);
+            TestCertificates.Issued second = ca.issue("ringkv", "127.0.0.1", "localhost");
+            // Certificate first, key second: a node that reads between the two keeps the old pair.
+            second.writeTo(tls.resolve("tls.crt"), tls.resolve("tls.key"));
+            assertThat(second.serial()).isNotEqualTo(oldSerial);
+
+            SSLContext asAMember = sslContext(ca.issue("member", "127.0.0.1"));
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                for (int port : httpsPorts) {
+                    assertThat(servedSerial(sslContext(null), port)).as("port %d", port).isEqualTo(second.serial());
+                }
+                assertThat(servedSerial(asAMember, clusterPort)).as("the cluster port").isEqualTo(second.serial());
+            });
+            int before = requests.get();
+            await().atMost(Duration.ofSeconds(10)).until(() -> requests.get() >= before + 20);
+        } finally {
+            running.set(false);
+            load.join(Duration.ofSeconds(20));
+        }
+        assertThat(failures).as("requests failed during the rotation (of %d)", requests.get()).isEmpty();
+    }
+
+    /** The serial number of the certificate a new TLS connection to the port is served. */
+    private static BigInteger servedSerial(SSLContext context, int port) throws IOException {
+        try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port)) {
+            socket.setSoTimeout(5_000);
+            socket.startHandshake();
+            return ((X509Certificate) socket.getSession().getPeerCertificates()[0]).getSerialNumber();
+        }
+    }
+
+    private static HttpRequest put(String url, String body) {
+        return HttpRequest.newBuilder(URI.create(url)).PUT(HttpRequest.BodyPublishers.ofString(body)).build();
+    }
+
+    private static HttpResponse<String> send(HttpClient client, HttpRequest request) throws IOException, InterruptedException {
+        return client.send(HttpRequest.newBuilder(request, (name, value) -> true).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Trusts the test CA; presents {@code own} if given (the cluster port asks for a certificate). */
+    private SSLContext sslContext(TestCertificates.Issued own) throws Exception {
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        trust.setCertificateEntry("ca", ca.self.certificate());
+        TrustManagerFactory trustManagers = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trustManagers.init(trust);
+        KeyManagerFactory keyManagers = null;
+        if (own != null) {
+            KeyStore keys = KeyStore.getInstance("PKCS12");
+            keys.load(null, null);
+            keys.setKeyEntry("own", PemContent.of(own.privateKeyPem()).getPrivateKey(), new char[0],
+                    new X509Certificate[] {own.certificate()});
+            keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            keyManagers.init(keys, new char[0]);
+        }
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(keyManagers == null ? null : keyManagers.getKeyManagers(), trustManagers.getTrustManagers(), null);
+        return context;
+    }
+}
