@@ -19,6 +19,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.ringkv.peer.PeerProtocolTest.HandshakenSocket;
 import io.ringkv.peer.PeerProtocolTest.MemoryStore;
+import io.ringkv.peer.client.ClientSecurity;
 import io.ringkv.peer.client.ConnectionSettings;
 import io.ringkv.peer.client.NodeInfoClient;
 import io.ringkv.peer.client.PeerClient;
@@ -66,7 +67,7 @@ class HostilePeerTest {
     private void stillServes(String key) {
         var connector = new PeerConnector(new ConnectionSettings(MEMBER, new Handshake(SECRET), Duration.ofSeconds(2), 1,
                 16 * 1024, 1024, 1 << 20, Duration.ofSeconds(1)), loops, new NodeInfoClient(loops, Duration.ofSeconds(2),
-                Duration.ofSeconds(1)));
+                Duration.ofSeconds(1), ClientSecurity.PLAINTEXT), ClientSecurity.PLAINTEXT);
         PeerClient client = new PeerClient("http://node-b:1", new java.net.InetSocketAddress("127.0.0.1", server.port()),
                 connector);
         client.write(bytes(key), Record.value(5, bytes("v"))).block(WAIT);
