@@ -48,17 +48,34 @@ public final class PeerIdentity {
 
     /**
      * Whether a peer whose certificate names these hosts is one of the members: one of them is
-     * the host of a member's name ({@code https://host:port}). Exact names only: a wildcard
-     * certificate would let any pod under the name in.
+     * the host of a member's name ({@code https://host:port}), or a wildcard for it.
      */
     public static boolean isMember(Set<String> certificateHosts, Collection<String> memberNames) {
         for (String member : memberNames) {
-            String host = hostOf(member);
-            if (host != null && certificateHosts.contains(host)) {
+            if (names(certificateHosts, hostOf(member))) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * Whether a certificate for these hosts names this one: exactly, or by a wildcard in the
+     * left-most label alone (RFC 6125 6.4.3: {@code *.ringkv-headless.db.svc} names
+     * {@code ringkv-0.ringkv-headless.db.svc}, not {@code a.b.ringkv-headless.db.svc} nor the
+     * bare {@code ringkv-headless.db.svc}; never an IP address). A chart that gives every pod one certificate names
+     * them so: the peer then proves it is one of the release's pods, not which one.
+     */
+    public static boolean names(Set<String> certificateHosts, String host) {
+        if (host == null) {
+            return false;
+        }
+        if (certificateHosts.contains(host)) {
+            return true;
+        }
+        int firstDot = host.indexOf('.');
+        boolean address = host.contains(":") || host.chars().allMatch(c -> c == '.' || Character.isDigit(c));
+        return firstDot > 0 && !address && certificateHosts.contains("*" + host.substring(firstDot));
     }
 
     /** The host of a member's name, lower-case and without an IPv6 literal's brackets; null if it has none. */

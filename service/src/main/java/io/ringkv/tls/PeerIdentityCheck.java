@@ -12,20 +12,17 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
-import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
+import io.ringkv.peer.server.ProvenIdentity;
 
 /**
  * Right after the TLS handler on the cluster port: once the handshake proved the peer holds a
  * certificate the CA signed, checks that the certificate is for the host of a member
  * ({@link PeerIdentity#isMember}); if not, the connection is closed before the peer protocol
- * sees any of it. The hosts it is for stay on the channel ({@link #VERIFIED_HOSTS}), for the
- * session to check the name the peer then claims against them.
+ * sees any of it. Which member names the certificate is for stays on the channel
+ * ({@link ProvenIdentity#NAMES}), for the session to check the name the peer then claims.
  */
 public final class PeerIdentityCheck extends ChannelInboundHandlerAdapter {
-
-    /** The DNS names and IP addresses of the certificate the peer proved it holds (on a TLS connection only). */
-    public static final AttributeKey<Set<String>> VERIFIED_HOSTS = AttributeKey.valueOf("ringkv.tls.verified-hosts");
 
     private final Supplier<Collection<String>> members;
     private final RefusalLog refusals;
@@ -45,7 +42,7 @@ public final class PeerIdentityCheck extends ChannelInboundHandlerAdapter {
             } else {
                 Set<String> hosts = certificateHosts(ctx);
                 if (PeerIdentity.isMember(hosts, members.get())) {
-                    ctx.channel().attr(VERIFIED_HOSTS).set(hosts);
+                    ctx.channel().attr(ProvenIdentity.NAMES).set(name -> PeerIdentity.names(hosts, PeerIdentity.hostOf(name)));
                     verified = true;
                 } else {
                     refusals.refused(ctx.channel().remoteAddress(), "its certificate is for " + hosts

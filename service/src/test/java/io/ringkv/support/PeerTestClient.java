@@ -24,13 +24,16 @@ public final class PeerTestClient implements AutoCloseable {
     private final PeerConnector connector;
 
     public PeerTestClient(String secret) {
-        this(secret, ClientSecurity.PLAINTEXT);
+        this(secret, ClientSecurity.PLAINTEXT, NAME);
     }
 
-    /** With TLS: the certificate {@code security} presents is the one the node sees. */
-    public PeerTestClient(String secret, ClientSecurity security) {
+    /**
+     * With TLS: the certificate {@code security} presents is the one the node sees, and the name
+     * the test claims must be one it is for.
+     */
+    public PeerTestClient(String secret, ClientSecurity security, String name) {
         Duration timeout = Duration.ofSeconds(5);
-        connector = new PeerConnector(new ConnectionSettings(NAME, new Handshake(secret), timeout, 1, 256 * 1024,
+        connector = new PeerConnector(new ConnectionSettings(name, new Handshake(secret), timeout, 1, 256 * 1024,
                 1024, 16 * 1024 * 1024, Duration.ofSeconds(1)), loops, new NodeInfoClient(loops, timeout, Duration.ofSeconds(1), security),
                 security);
     }

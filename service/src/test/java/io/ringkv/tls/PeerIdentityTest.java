@@ -34,9 +34,20 @@ class PeerIdentityTest {
     void noMembersHostKeepsThePeerOut() {
         assertThat(PeerIdentity.isMember(Set.of(), MEMBERS)).as("no names at all").isFalse();
         assertThat(PeerIdentity.isMember(Set.of("ringkv-1.ringkv-headless.db.svc"), MEMBERS)).as("another pod").isFalse();
-        assertThat(PeerIdentity.isMember(Set.of("*.ringkv-headless.db.svc"), MEMBERS)).as("a wildcard is no member's name").isFalse();
+        assertThat(PeerIdentity.isMember(Set.of("*.other-headless.db.svc"), MEMBERS)).as("a wildcard for other names").isFalse();
+        assertThat(PeerIdentity.isMember(Set.of("*.db.svc"), MEMBERS)).as("a wildcard one label too high").isFalse();
+        assertThat(PeerIdentity.isMember(Set.of("*"), MEMBERS)).as("a bare wildcard").isFalse();
         assertThat(PeerIdentity.isMember(Set.of("10.0.0.70"), MEMBERS)).as("a longer address").isFalse();
         assertThat(PeerIdentity.isMember(Set.of("ringkv-0.ringkv-headless.db.svc"), List.of())).as("no members").isFalse();
+    }
+
+    /** The chart gives every pod one certificate, for *.<release>-headless.<namespace>.svc.cluster.local. */
+    @Test
+    void aWildcardNamesEveryHostOneLabelBelowIt() {
+        assertThat(PeerIdentity.names(Set.of("*.ringkv-headless.db.svc"), "ringkv-0.ringkv-headless.db.svc")).isTrue();
+        assertThat(PeerIdentity.names(Set.of("*.ringkv-headless.db.svc"), "a.ringkv-0.ringkv-headless.db.svc")).isFalse();
+        assertThat(PeerIdentity.names(Set.of("*.ringkv-headless.db.svc"), "ringkv-headless.db.svc")).isFalse();
+        assertThat(PeerIdentity.names(Set.of("*.0.0.1"), "127.0.0.1")).as("no wildcard names an address").isFalse();
     }
 
     @Test

@@ -112,22 +112,26 @@ class TlsClusterTest {
     /** The cluster secret alone is not enough: the certificate must be the CA's and for a member's host. */
     private void peersAreAdmittedByTheirCertificate(String node, Path tls) throws Exception {
         byte[] key = "a".getBytes();
-        try (PeerTestClient member = peer(ca.issue("member", "127.0.0.1"), tls)) {
+        try (PeerTestClient member = peer(ca.issue("member", "127.0.0.1"), tls, "https://127.0.0.1:1")) {
             assertThat(member.of(node).read(key).block(Duration.ofSeconds(10))).as("a member's certificate").isPresent();
         }
-        try (PeerTestClient otherName = peer(ca.issue("intruder", "intruder.example", "10.9.9.9"), tls)) {
+        try (PeerTestClient impostor = peer(ca.issue("member", "127.0.0.1"), tls, "https://ringkv-9.example:1")) {
+            assertThatThrownBy(() -> impostor.of(node).read(key).block(Duration.ofSeconds(10)))
+                    .as("a member's certificate, claiming a name it is not for").isNotNull();
+        }
+        try (PeerTestClient otherName = peer(ca.issue("intruder", "intruder.example", "10.9.9.9"), tls, "https://10.9.9.9:1")) {
             assertThatThrownBy(() -> otherName.of(node).read(key).block(Duration.ofSeconds(10)))
                     .as("the CA's certificate for a host that is no member's").isNotNull();
         }
         TestCertificates.Authority otherCa = new TestCertificates.Authority("another CA");
-        try (PeerTestClient untrusted = peer(otherCa.issue("member", "127.0.0.1"), tls)) {
+        try (PeerTestClient untrusted = peer(otherCa.issue("member", "127.0.0.1"), tls, "https://127.0.0.1:1")) {
             assertThatThrownBy(() -> untrusted.of(node).read(key).block(Duration.ofSeconds(10)))
                     .as("a certificate for a member's host from another CA").isNotNull();
         }
     }
 
-    /** A peer with the cluster secret and this certificate (trusting the nodes' CA). */
-    private PeerTestClient peer(TestCertificates.Issued certificate, Path tls) {
+    /** A peer with the cluster secret and this certificate (trusting the nodes' CA), under this name. */
+    private PeerTestClient peer(TestCertificates.Issued certificate, Path tls, String name) {
         Path own = dir.resolve("peer-" + certificate.serial());
         try {
             java.nio.file.Files.createDirectories(own);
@@ -136,7 +140,7 @@ class TlsClusterTest {
         }
         certificate.writeTo(own.resolve("tls.crt"), own.resolve("tls.key"));
         var settings = new TlsProperties(true, own.resolve("tls.crt"), own.resolve("tls.key"), tls.resolve("ca.crt"), Duration.ofSeconds(1));
-        return new PeerTestClient(TestNode.SECRET, new PeerClientTls(new TlsCertificates(settings)));
+        return new PeerTestClient(TestNode.SECRET, new PeerClientTls(new TlsCertificates(settings)), name);
     }
 
     private void rotationUnderLoad(HttpClient https, List<String> nodes, Path tls, List<Integer> httpsPorts, int clusterPort,

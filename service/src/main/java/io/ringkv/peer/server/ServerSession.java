@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import org.slf4j.Logger;
@@ -165,6 +166,11 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         Optional<Handshake.Key> key = settings.handshake().provenKey(serverNonce, auth);
         if (key.isEmpty()) {
             refuse(ctx, "it does not know the cluster secret (ringkv.cluster.secret differs)");
+            return;
+        }
+        Predicate<String> proven = ctx.channel().attr(ProvenIdentity.NAMES).get();
+        if (proven != null && !proven.test(auth.clientName())) {
+            refuse(ctx, "it claims the name " + auth.clientName() + ", which its certificate is not for");
             return;
         }
         authenticated = true;
