@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.Optional;
 
 import org.slf4j.Logger;
@@ -29,12 +31,15 @@ import reactor.core.scheduler.Scheduler;
 public final class ClientTokens extends PeriodicTask {
 
     static final Duration CHECK_EVERY = Duration.ofSeconds(5);
+    private static final SecureRandom RANDOM = new SecureRandom();
     private static final Logger log = LoggerFactory.getLogger(ClientTokens.class);
 
     private final Path file;
     private final Scheduler blocking;
     private final Counter reloadFailures;
     private volatile TokenRegistry registry;
+    /** Tokens the node made for its own requests to itself ({@link #issue}); no file changes them. */
+    private volatile TokenRegistry internal = TokenRegistry.of(java.util.List.of());
     /** SHA-256 of the file's content last read, usable or not: a bad file is reported once, not every round. */
     private volatile byte[] lastSeen;
 
@@ -69,7 +74,23 @@ public final class ClientTokens extends PeriodicTask {
 
     /** The client a token belongs to, among the tokens in force. */
     public Optional<Client> find(String token) {
-        return registry.find(token);
+        return registry.find(token).or(() -> internal.find(token));
+    }
+
+    /**
+     * A token for the node's own requests to itself (the warm-up before it reports ready): 32
+     * random bytes, never written anywhere, valid until the credential is closed.
+     */
+    public synchronized RequestCredential issue(String name, Role role) {
+        byte[] random = new byte[32];
+        RANDOM.nextBytes(random);
+        String token = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+        internal = internal.with(token, new Client(name, role));
+        return new RequestCredential(Optional.of("Bearer " + token), () -> revoke(token));
+    }
+
+    private synchronized void revoke(String token) {
+        internal = internal.without(token);
     }
 
     /**

@@ -27,6 +27,19 @@ public final class TokenRegistry {
         return new TokenRegistry(grants.stream().map(grant -> new Known(sha256(grant.token().getBytes(StandardCharsets.UTF_8)), grant.client())).toList());
     }
 
+    /** This registry and one more token. */
+    TokenRegistry with(String token, Client client) {
+        var more = new java.util.ArrayList<>(known);
+        more.add(new Known(sha256(token.getBytes(StandardCharsets.UTF_8)), client));
+        return new TokenRegistry(List.copyOf(more));
+    }
+
+    /** This registry without a token. */
+    TokenRegistry without(String token) {
+        byte[] hash = sha256(token.getBytes(StandardCharsets.UTF_8));
+        return new TokenRegistry(known.stream().filter(entry -> !MessageDigest.isEqual(entry.hash(), hash)).toList());
+    }
+
     /** The client the token belongs to, if it is known. */
     public Optional<Client> find(String token) {
         byte[] presented = sha256(token.getBytes(StandardCharsets.UTF_8));

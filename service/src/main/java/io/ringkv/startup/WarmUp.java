@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 import org.slf4j.Logger;
@@ -11,12 +12,14 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.ringkv.lifecycle.Polling;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.replication.RemoteReplica;
 import io.ringkv.replication.ReplicaDirectory;
 import io.ringkv.replication.ReplicationFactor;
 import io.ringkv.ring.ClusterMembership;
+import io.ringkv.security.RequestCredential;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
@@ -59,15 +62,21 @@ public final class WarmUp implements ApplicationRunner {
     private final ClusterMembership membership;
     private final ReplicaDirectory replicas;
     private final IntSupplier httpPort;
+    private final Supplier<RequestCredential> credential;
     private final Settings settings;
 
-    /** @param httpPort the port the public API listens on, known once it started */
+    /**
+     * @param httpPort   the port the public API listens on, known once it started
+     * @param credential what the warm-up's requests carry: with client authentication on, a read
+     *                   token of the node's own, revoked once the warm-up is over
+     */
     public WarmUp(Coordinator coordinator, ClusterMembership membership, ReplicaDirectory replicas, IntSupplier httpPort,
-            Settings settings) {
+            Supplier<RequestCredential> credential, Settings settings) {
         this.coordinator = coordinator;
         this.membership = membership;
         this.replicas = replicas;
         this.httpPort = httpPort;
+        this.credential = credential;
         this.settings = settings;
     }
 
@@ -86,7 +95,9 @@ public final class WarmUp implements ApplicationRunner {
         Duration left = settings.budget().minusNanos(System.nanoTime() - waitedFrom);
         List<String> reads = ownKeys("ringkv-warm-up-", settings.requests());
         List<String> writes = ownKeys("\u0000ringkv-warm-up-", settings.requests());
-        HttpClient http = HttpClient.create().baseUrl("http://127.0.0.1:" + httpPort.getAsInt()).responseTimeout(Duration.ofSeconds(5));
+        RequestCredential credential = this.credential.get();
+        HttpClient http = HttpClient.create().baseUrl("http://127.0.0.1:" + httpPort.getAsInt()).responseTimeout(Duration.ofSeconds(5))
+                .headers(headers -> credential.authorization().ifPresent(value -> headers.set(HttpHeaderNames.AUTHORIZATION, value)));
         Flux<Object> readPath = Flux.fromIterable(reads)
                 .flatMap(key -> http.get().uri("/v0/entity?id=" + key + "&replicas=1/1")
                         .responseSingle((response, body) -> body.then(Mono.just(response.status().code()))), 8)
@@ -117,6 +128,8 @@ public final class WarmUp implements ApplicationRunner {
                     Duration.ofNanos(System.nanoTime() - started).toMillis());
         } catch (IllegalStateException timeout) {
             log.warn("the warm-up did not finish within {}: ready anyway", settings.budget());
+        } finally {
+            credential.close();
         }
     }
 

@@ -56,6 +56,7 @@ class AccessRulesRouteTest {
     static Path dir;
     private static TestNode node;
     private static int managementPort;
+    private static double refusedWhileStarting;
 
     @BeforeAll
     static void start() throws IOException {
@@ -71,6 +72,14 @@ class AccessRulesRouteTest {
                 "management.server.port", managementPort,
                 "ringkv.security.enabled", true,
                 "ringkv.security.tokens-file", tokens)).start();
+        refusedWhileStarting = node.bean(MeterRegistry.class).get("ringkv.security.failed.attempts").counters().stream()
+                .mapToDouble(counter -> counter.count()).sum();
+    }
+
+    /** The warm-up reads through the public API before the node is ready: with a token of the node's own. */
+    @Test
+    void theWarmUpIsNotRefused() {
+        assertThat(refusedWhileStarting).isZero();
     }
 
     @AfterAll

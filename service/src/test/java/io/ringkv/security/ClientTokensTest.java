@@ -62,6 +62,25 @@ class ClientTokensTest {
     }
 
     @Test
+    void anIssuedTokenWorksUntilClosedWhateverTheFileSays() throws IOException {
+        Path file = write("tokens", OLD + " admin\n");
+        var tokens = ClientTokens.load(file, Schedulers.immediate(), meters);
+        RequestCredential credential = tokens.issue("warm-up", Role.READ);
+        String token = credential.authorization().orElseThrow().substring("Bearer ".length());
+        assertThat(token).hasSizeGreaterThanOrEqualTo(TokenFile.MIN_TOKEN_LENGTH);
+        assertThat(tokens.find(token)).contains(new Client("warm-up", Role.READ));
+
+        write("tokens", NEW + " admin\n");
+        tokens.reload();
+        assertThat(tokens.find(token)).as("after a reload").isPresent();
+
+        credential.close();
+        assertThat(tokens.find(token)).isEmpty();
+        assertThat(tokens.find(NEW)).isPresent();
+        assertThat(tokens.issue("another", Role.READ).authorization()).isNotEqualTo(credential.authorization());
+    }
+
+    @Test
     void aNodeDoesNotStartWithoutUsableTokens() throws IOException {
         assertThatThrownBy(() -> ClientTokens.load(null, Schedulers.immediate(), meters))
                 .isInstanceOf(InvalidSettingException.class)
