@@ -8,6 +8,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.List;
 import java.util.Optional;
 
 import org.slf4j.Logger;
@@ -39,7 +40,7 @@ public final class ClientTokens extends PeriodicTask {
     private final Counter reloadFailures;
     private volatile TokenRegistry registry;
     /** Tokens the node made for its own requests to itself ({@link #issue}); no file changes them. */
-    private volatile TokenRegistry internal = TokenRegistry.of(java.util.List.of());
+    private volatile TokenRegistry internal = TokenRegistry.of(List.of());
     /** SHA-256 of the file's content last read, usable or not: a bad file is reported once, not every round. */
     private volatile byte[] lastSeen;
 

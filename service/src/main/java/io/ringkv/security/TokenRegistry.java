@@ -3,6 +3,7 @@ package io.ringkv.security;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -29,7 +30,7 @@ public final class TokenRegistry {
 
     /** This registry and one more token. */
     TokenRegistry with(String token, Client client) {
-        var more = new java.util.ArrayList<>(known);
+        var more = new ArrayList<>(known);
         more.add(new Known(sha256(token.getBytes(StandardCharsets.UTF_8)), client));
         return new TokenRegistry(List.copyOf(more));
     }
