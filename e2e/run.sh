@@ -35,6 +35,7 @@ TAG=${RINGKV_IMAGE_TAG:-e2e-$(git rev-parse --short HEAD 2>/dev/null || date +%s
 {
   . e2e/lib/harness.sh
   . e2e/lib/forward.sh
+  . e2e/lib/credentials.sh
   . e2e/lib/cluster.sh
   . e2e/lib/checker.sh
   . e2e/lib/loadtest-job.sh

@@ -7,15 +7,15 @@
 #   - kubeconform: every render, and k8s/, against the Kubernetes schemas;
 #   - the application contract of renders for default and non-default values
 #     (helm/checks/contract, a Python package with its own unit tests): the ports
-#     (http, the node-to-node cluster port, management), the cluster secret (from
-#     cluster.existingSecret, cluster.secret, or made by the first node, with no
-#     secret in any render and every render identical), the heap against the
+#     (http, the node-to-node cluster port, management), the Secrets (the cluster
+#     secret with its rotation key, the tokens file, the TLS files: the chart's own
+#     or existing ones; with existing ones every render is identical), the heap against the
 #     memory limit (and the image's heap share against jvm.heapPercent), the RBAC
 #     of the nodes' Kubernetes API calls, the NetworkPolicy, the k6 loadtest Job
 #     and its scripts (byte-identical to loadtest/, also in the packaged chart);
 #   - k8s/ is the chart's current render (k8s/generate), builds with kustomize,
-#     also under an overlay with its own namespace and secret, and holds no secret;
-#   - the helm test script, run with busybox against a mock of the API;
+#     also under an overlay with its own namespace and Secrets, and holds no secret;
+#   - the helm test script, run with k6 against a mock of the API;
 #   - the monitoring objects (helm/checks/monitoring.sh).
 # The sections live in helm/checks/verify/ (renders.sh, loadtest.sh, k8s.sh,
 # hook-script.sh; report.sh counts the checks), with the values files they render.
@@ -24,7 +24,7 @@
 #   HELM=/path/to/helm   helm binary (default: `helm` from PATH)
 #   PYTHON=python3       python with PyYAML (installed with pip when missing)
 #   KUBECTL=kubectl      kubectl for `kubectl kustomize` (skipped when absent)
-#   BUSYBOX=busybox      busybox for the helm test script (skipped when absent)
+#   K6=k6                k6 for the helm test script (default: on PATH or kube-local's; skipped when absent)
 #   kubeconform, helm-unittest and the schemas come from helm/checks/install-tools
 #   (needs go; cached in ~/.cache/ringkv/chart-tools).
 #

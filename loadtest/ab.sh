@@ -15,7 +15,10 @@
 #
 # Settings (environment): WARMUP=60s DURATION=20s KEYSPACE=5000 VALUE_SIZE=1400 READ_RATIO=0.5
 # REPLICAS=2/3 (cluster only) JVM_FLAGS="" (more JVM flags for JAR_B's nodes only, to measure
-# flags: give the same jar twice; e.g. "-XX:-UseG1GC -XX:+UseZGC"). Needs wrk (apt-get install wrk) and curl.
+# flags: give the same jar twice; e.g. "-XX:-UseG1GC -XX:+UseZGC"). B_SECURE=1 runs JAR_B's nodes
+# with TLS on every port and bearer tokens required (a fresh CA and node certificate from openssl;
+# wrk sends a write token), to measure what access control costs: give the same jar twice.
+# Needs wrk (apt-get install wrk), curl, and openssl for B_SECURE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bin/lib/common.sh
@@ -25,7 +28,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=${2:?}; shift 2 ;;
     --target) target=${2:?}; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
@@ -53,15 +56,32 @@ stop_nodes() {
 }
 trap 'stop_nodes; rm -rf "$work"' EXIT
 
-peers=$(printf 'http://127.0.0.1:%s,' "${ports[@]}"); peers=${peers%,}
-[ "$target" = cluster ] || peers=""
+# The scheme and settings of the run in progress: plain, or (B_SECURE) TLS and tokens.
+scheme=http secure_args=() token=""
+if [ "${B_SECURE:-0}" = 1 ]; then
+  command -v openssl >/dev/null || die "B_SECURE needs openssl: apt-get install -y openssl"
+  # One CA, one certificate for 127.0.0.1 that every node serves and presents to its peers.
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=ab-ca \
+    -keyout "$work/ca.key" -out "$work/ca.crt" 2>/dev/null
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=127.0.0.1 \
+    -keyout "$work/node.key" -out "$work/node.csr" 2>/dev/null
+  openssl x509 -req -in "$work/node.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial -days 2 \
+    -extfile <(printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n') \
+    -out "$work/node.crt" 2>/dev/null
+  secure_token=ab-token-$(openssl rand -hex 16)
+  printf '%s admin ab\n' "$secure_token" >"$work/tokens"
+fi
+urls() { printf '%s://127.0.0.1:%s,' "$scheme" "${ports[@]}"; }
+# curl (await_node, allocated) trusts the run's CA and sends its token, when it has them.
+curl() { command curl ${token:+-H "Authorization: Bearer $token"} ${CURL_CA:+--cacert "$CURL_CA"} "$@"; }
 # Three wrk processes at once, one per node (the same URL three times for one node).
 load() { # seconds-label output-prefix
   local wrks=() i=0
   for i in 0 1 2; do
     local port=${ports[$((i % ${#ports[@]}))]}
     KEYSPACE=${KEYSPACE:-5000} VALUE_SIZE=${VALUE_SIZE:-1400} READ_RATIO=${READ_RATIO:-0.5} REPLICAS=$replicas \
-      WRK_DIR=loadtest/wrk wrk -t1 -c16 -d"$1" --timeout 10s -s loadtest/wrk/ringkv.lua "http://127.0.0.1:$port" >"$2-$i.txt" 2>&1 &
+      RINGKV_TOKEN=$token WRK_DIR=loadtest/wrk wrk -t1 -c16 -d"$1" --timeout 10s -s loadtest/wrk/ringkv.lua \
+      "$scheme://127.0.0.1:$port" >"$2-$i.txt" 2>&1 &
     wrks+=($!)
   done
   wait "${wrks[@]}"
@@ -71,25 +91,33 @@ cpu_ticks() { local sum=0 pid; for pid in "$@"; do sum=$((sum + $(awk '{print $1
 allocated() {
   local sum=0 port bytes
   for port in "${ports[@]}"; do
-    bytes=$(curl -fs "http://127.0.0.1:$port/actuator/metrics/jvm.gc.memory.allocated" |
+    bytes=$(curl -fs "$scheme://127.0.0.1:$port/actuator/metrics/jvm.gc.memory.allocated" |
       python3 -c 'import json, sys; print(int(json.load(sys.stdin)["measurements"][0]["value"]))')
     sum=$((sum + bytes))
   done
   echo "$sum"
 }
 
-run() { # label jar [jvm flags]
-  local label=$1 jar=$2 flag flags jvm=()
-  read -ra flags <<<"${3:-}" # split on blanks only, unglobbed (-Xlog:gc*:file=...)
+run() { # label jar secure [jvm flags]
+  local label=$1 jar=$2 flag flags jvm=() peers=""
+  read -ra flags <<<"${4:-}" # split on blanks only, unglobbed (-Xlog:gc*:file=...)
   for flag in "${flags[@]}"; do jvm+=(--jvm "$flag"); done
+  scheme=http secure_args=() token="" CURL_CA=""
+  if [ "$3" = 1 ]; then
+    scheme=https token=$secure_token CURL_CA=$work/ca.crt
+    secure_args=(--ringkv.tls.enabled=true --ringkv.tls.certificate="$work/node.crt"
+      --ringkv.tls.private-key="$work/node.key" --ringkv.tls.ca="$work/ca.crt"
+      --ringkv.security.enabled=true --ringkv.security.tokens-file="$work/tokens")
+  fi
+  [ "$target" = single ] || peers=$(urls)
   for port in "${ports[@]}"; do
     bin/node --jar "$jar" --heap 256m "${jvm[@]}" -- --server.port="$port" --ringkv.data-dir="$work/$label-$port" \
-      --ringkv.cluster.self="http://127.0.0.1:$port" ${peers:+--ringkv.cluster.peers="$peers"} \
-      --ringkv.cluster.secret=ab-secret-0123456789abcdef >"$work/$label-$port.log" 2>&1 &
+      --ringkv.cluster.self="$scheme://127.0.0.1:$port" ${peers:+--ringkv.cluster.peers="${peers%,}"} \
+      --ringkv.cluster.secret=ab-secret-0123456789abcdef "${secure_args[@]}" >"$work/$label-$port.log" 2>&1 &
     pids+=($!)
   done
   local i
-  for i in "${!ports[@]}"; do await_node "http://127.0.0.1:${ports[$i]}" "${pids[$i]}" "$work/$label-${ports[$i]}.log"; done
+  for i in "${!ports[@]}"; do await_node "$scheme://127.0.0.1:${ports[$i]}" "${pids[$i]}" "$work/$label-${ports[$i]}.log"; done
   load "$warmup" "$work/$label-warm"
   local before; before=$(cpu_ticks "${pids[@]}")
   local allocated_before; allocated_before=$(allocated)
@@ -116,10 +144,11 @@ print(f"{label:<12} {rate:9.0f} req/s  {cpu_us:6.1f} us CPU/req  {heap_kb:5.1f} 
 PY
 }
 
-log "$target: A=${jars[0]} B=${jars[1]}${JVM_FLAGS:+ (B with $JVM_FLAGS)}, $rounds rounds, $warmup warm-up, $duration measured"
+b_secure=${B_SECURE:-0}
+log "$target: A=${jars[0]} B=${jars[1]}${JVM_FLAGS:+ (B with $JVM_FLAGS)}$( [ "$b_secure" = 1 ] && echo " (B with TLS and tokens)"), $rounds rounds, $warmup warm-up, $duration measured"
 for round in $(seq "$rounds"); do
   order=(0 1); [ $((round % 2)) -eq 1 ] || order=(1 0)
   for which in "${order[@]}"; do
-    if [ "$which" -eq 0 ]; then run "A-$round" "${jars[0]}"; else run "B-$round" "${jars[1]}" "${JVM_FLAGS:-}"; fi
+    if [ "$which" -eq 0 ]; then run "A-$round" "${jars[0]}" 0; else run "B-$round" "${jars[1]}" "$b_secure" "${JVM_FLAGS:-}"; fi
   done
 done

@@ -6,7 +6,7 @@
 import http from 'k6/http';
 import { check } from 'k6';
 import {
-  cfg, key, pickIndex, rangeUrl, putKey, getKey, deleteKey, OK_STATUS,
+  cfg, key, pickIndex, rangeUrl, putKey, getKey, deleteKey, OK_STATUS, authHeaders,
   executor, thresholds, commonOptions, summaryHandler,
 } from './lib.js';
 
@@ -62,6 +62,7 @@ export function mixed() {
 // Each record in the answer is "<key>\n<value>"; on a filled store every window is full.
 const recordBytes = key(0).length + 1 + cfg.valueSize;
 const rangeParams = {
+  headers: authHeaders,
   tags: { op: 'range' },
   // The body is needed to tell a complete range from one cut off mid-stream.
   responseType: 'binary',

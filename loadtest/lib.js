@@ -163,14 +163,20 @@ export function rangeUrl(start, end) {
   return `${node()}/v0/entities?start=${start}&end=${end}`;
 }
 
+// RINGKV_TOKEN: a token of role write (or admin) for a store with security on (the chart's Job
+// takes it from the release's Secret); unset for bin/cluster and loadtest/run.sh (plain http).
+const token = env('RINGKV_TOKEN', '');
+export const authHeaders = token === '' ? {} : { Authorization: `Bearer ${token}` };
+
 export const putParams = {
-  headers: { 'Content-Type': 'application/octet-stream' },
+  headers: Object.assign({ 'Content-Type': 'application/octet-stream' }, authHeaders),
   tags: { op: 'put' },
   responseType: 'none',
   timeout: cfg.timeout,
 };
 
 export const getParams = {
+  headers: authHeaders,
   tags: { op: 'get' },
   responseType: 'none',
   timeout: cfg.timeout,
@@ -180,7 +186,9 @@ export const getParams = {
     : http.expectedStatuses({ min: 200, max: 299 }),
 };
 
-export const deleteParams = { tags: { op: 'delete' }, responseType: 'none', timeout: cfg.timeout };
+export const deleteParams = {
+  headers: authHeaders, tags: { op: 'delete' }, responseType: 'none', timeout: cfg.timeout,
+};
 
 // ---- one request of each kind, for either store ----------------------------------------------
 

@@ -97,7 +97,7 @@ def run_census(args):
 
 
 def run_peer_read(args):
-    connection = PeerConnection(args.host, args.port, secret_from_env(), name="e2e/run.sh", wait=args.wait)
+    connection = PeerConnection(args.host, args.port, secret_from_env(), wait=args.wait)
     try:
         copy = connection.read(args.key)
     finally:

@@ -7,6 +7,7 @@ import hashlib
 import hmac
 import os
 import socket
+import ssl
 import struct
 import time
 
@@ -65,18 +66,34 @@ def server_proof(secret, client_nonce, server_nonce, name):
     return hmac.new(secret, b"ringkv server" + client_nonce + server_nonce + name, hashlib.sha256).digest()
 
 
+def tls_context():
+    """Mutual TLS as a node speaks it on the cluster port, when $RINGKV_CA_FILE, $RINGKV_CLIENT_CERT and
+    $RINGKV_CLIENT_KEY are set (the release's CA, certificate and key); None: plaintext."""
+    ca, cert, key = (os.environ.get(n) for n in ("RINGKV_CA_FILE", "RINGKV_CLIENT_CERT", "RINGKV_CLIENT_KEY"))
+    if not (ca and cert and key):
+        return None
+    context = ssl.create_default_context(cafile=ca)
+    context.load_cert_chain(cert, key)
+    return context
+
+
 class PeerConnection:
     """One authenticated connection to a node's cluster port, as a peer has: many READs on it."""
 
-    def __init__(self, host, port, secret, name="e2e/checker", wait=20.0, timeout=30.0):
+    def __init__(self, host, port, secret, name=None, wait=20.0, timeout=30.0):
         """Connects (retrying for `wait` seconds until the node greets: a port-forward takes a
-        moment to listen and to reach the pod), proves the secret and checks the node's proof."""
+        moment to listen and to reach the pod), over mutual TLS when tls_context() says so, proves
+        the secret under `name` (default $RINGKV_PEER_NAME, or e2e/checker) and checks the node's proof."""
         secret = secret.encode() if isinstance(secret, str) else secret
+        name = name or os.environ.get("RINGKV_PEER_NAME") or "e2e/checker"
+        tls = tls_context()
         deadline = time.monotonic() + wait
         while True:
             sock = None
             try:
                 sock = socket.create_connection((host, port), timeout=timeout)
+                if tls is not None:
+                    sock = tls.wrap_socket(sock, server_hostname=host)
                 stream = sock.makefile("rb")
                 kind, _, hello = read_frame(stream)
                 break

@@ -8,7 +8,7 @@ members_of() { # pod
   local view=""
   MEMBERS="" DATA_STATES=""
   try_forward "pod/$1" || return 0
-  view=$(curl -fs --max-time 10 "$BASE/v0/cluster" 2>/dev/null | python3 -c '
+  view=$(rcurl -fs --max-time 10 "$BASE/v0/cluster" 2>/dev/null | python3 -c '
 import json, sys
 try:
     members = json.load(sys.stdin)["members"]
@@ -23,7 +23,7 @@ except (ValueError, KeyError, TypeError):
 expected_members() {
   local n=$1 i names=()
   for i in $(seq 0 $((n - 1))); do
-    names+=("http://$RELEASE-$i.$RELEASE-headless.$NAMESPACE.svc.cluster.local:8080")
+    names+=("$SCHEME://$RELEASE-$i.$RELEASE-headless.$NAMESPACE.svc.cluster.local:8080")
   done
   printf '%s\n' "${names[@]}" | sort | xargs
 }
@@ -47,7 +47,7 @@ all_pods_see() { # n [normal]
 }
 expect_status() { # expected method url [data]
   local expected=$1 method=$2 url=$3 got
-  got=$(curl -s -o /dev/null -w '%{http_code}' -X "$method" ${4:+--data-binary "$4"} "$url")
+  got=$(rcurl -s -o /dev/null -w '%{http_code}' -X "$method" ${4:+--data-binary "$4"} "$url")
   [ "$got" = "$expected" ] || fail "$method $url answered $got, expected $expected"
 }
 

@@ -20,7 +20,7 @@ port_forward() { # target remote-port
 try_forward() { # target
   port_forward "$1" 8080
   for _ in $(seq 1 50); do
-    curl -fs -o /dev/null "http://127.0.0.1:$FWD_PORT/v0/status" && { BASE="http://127.0.0.1:$FWD_PORT"; return 0; }
+    rcurl -fs -o /dev/null "$SCHEME://127.0.0.1:$FWD_PORT/v0/status" && { BASE="$SCHEME://127.0.0.1:$FWD_PORT"; return 0; }
     sleep 0.2
   done
   stop_forward "$FWD_PID"

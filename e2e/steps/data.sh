@@ -14,10 +14,10 @@ client_api_round_trip() {
   for replicas in 2/3 3/3; do
     for i in 1 2 3; do
       expect_status 201 PUT "$svc/v0/entity?id=e2e-$i&replicas=$replicas" "value-$i-$replicas"
-      [ "$(curl -fs "$svc/v0/entity?id=e2e-$i&replicas=$replicas")" = "value-$i-$replicas" ] || fail "GET e2e-$i with $replicas"
+      [ "$(rcurl -fs "$svc/v0/entity?id=e2e-$i&replicas=$replicas")" = "value-$i-$replicas" ] || fail "GET e2e-$i with $replicas"
     done
   done
-  range=$(curl -fs "$svc/v0/entities?start=e2e-&end=e2e-9" | tr '\n' ' ')
+  range=$(rcurl -fs "$svc/v0/entities?start=e2e-&end=e2e-9" | tr '\n' ' ')
   [ "$range" = "e2e-1 value-1-3/3e2e-2 value-2-3/3e2e-3 value-3-3/3" ] || fail "the range returned: $range"
   stop_forwards
   log "2/3 and 3/3 writes and reads, and the range, are right"

@@ -30,7 +30,7 @@ uncordon_node_left_cordoned() {
 # The sum of a metric's samples over all its label sets in /actuator/prometheus of the pod whose
 # management port is forwarded to 127.0.0.1:$1, as an integer; empty if the pod did not answer.
 metric_sum() { # local-port metric
-  { curl -fs --max-time 5 "http://127.0.0.1:$1/actuator/prometheus" || true; } \
+  { rcurl -fs --max-time 5 "$SCHEME://127.0.0.1:$1/actuator/prometheus" || true; } \
     | awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $NF; n++ } END { if (n) printf "%d\n", s }'
 }
 has_metric() { # local-port metric

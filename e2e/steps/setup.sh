@@ -2,10 +2,12 @@
 # Sourced by e2e/run.sh: steps 1-4, the release installed and seen healthy.
 #
 #   checker_unit_tests      (1) the write checker's tests (e2e/checker/tests), before any cluster work
-#   build_and_load_images   (2) ringkv, a busybox (probes, helm test) and k6, loaded into the cluster;
+#   build_and_load_images   (2) ringkv, a busybox (the security probe) and k6 (helm test, loadtest Job), loaded;
 #                               sets BUSYBOX_IMAGE and K6_IMAGE
 #   install_release         (3) the Prometheus Operator's CRDs, then helm install --wait, 3 replicas,
-#                               with the ServiceMonitor, PrometheusRule and dashboard
+#                               with the ServiceMonitor, PrometheusRule and dashboard, and the chart's
+#                               defaults: tokens, TLS, NetworkPolicy; then the admin token and the CA
+#                               (lib/credentials.sh)
 #   members_and_metrics     (4) every pod sees the 3 members by their stable names; helm test
 #                               passes; the metrics Service serves what the dashboard shows
 
@@ -39,8 +41,9 @@ install_release() {
     --set image.tag="$TAG" \
     --set volumePermissions.enabled=true \
     --set cluster.discoveryRefreshInterval=2s \
-    --set tests.image.repository="${BUSYBOX_IMAGE%:*}" --set-string tests.image.tag="${BUSYBOX_IMAGE##*:}" >/dev/null
+    --set tests.image.repository="${K6_IMAGE%:*}" --set-string tests.image.tag="${K6_IMAGE##*:}" >/dev/null
   k get pods -o wide
+  load_credentials
 }
 
 # What Prometheus would scrape: every pod behind the metrics Service, on its port "management".
@@ -60,7 +63,7 @@ members_and_metrics() {
   port_forward "svc/$RELEASE-metrics" 9090
   scrape=""
   for _ in $(seq 1 50); do
-    scrape=$(curl -fs "http://127.0.0.1:$FWD_PORT/actuator/prometheus") && break
+    scrape=$(rcurl -fs "$SCHEME://127.0.0.1:$FWD_PORT/actuator/prometheus") && break
     sleep 0.2
   done
   stop_forward "$FWD_PID"

@@ -24,6 +24,7 @@ on_exit() {
   local status=$? pid
   for pid in "${BG_PIDS[@]}" "${PF_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   [ -z "$WORK" ] || rm -rf "$WORK"
+  [ -z "$CRED_DIR" ] || rm -rf "$CRED_DIR"
   uncordon_node_left_cordoned  # step 8 may have left the node cordoned
   if [ $status -ne 0 ] && [ "$NAMESPACE_CREATED" = 1 ]; then
     show_what_failed

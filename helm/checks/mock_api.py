@@ -1,6 +1,7 @@
 """A tiny stand-in for the ringkv API, for running the chart's helm test script (helm/verify.sh):
 PUT stores, GET answers what was stored (reversed in mode "corrupt", which the script must catch),
-DELETE forgets. mock_api.py MODE PORT_FILE listens on a free port and writes it to PORT_FILE."""
+DELETE forgets; every /v0/entity request needs `Authorization: Bearer mock-token` (else 401).
+mock_api.py MODE PORT_FILE listens on a free port and writes it to PORT_FILE."""
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
@@ -21,20 +22,33 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def authorized(self):
+        if self.headers.get("Authorization") == "Bearer mock-token":
+            return True
+        self.send(401)
+        return False
+
     def do_GET(self):
         path = urlparse(self.path).path
         if path == "/v0/status":
             return self.send(200, b"OK")
+        if not self.authorized():
+            return None
         if path == "/v0/entity" and self.key() in store:
             body = store[self.key()]
             return self.send(200, body[::-1] if mode == "corrupt" else body)
         self.send(404)
 
     def do_PUT(self):
-        store[self.key()] = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if not self.authorized():
+            return
+        store[self.key()] = body
         self.send(201)
 
     def do_DELETE(self):
+        if not self.authorized():
+            return
         store.pop(self.key(), None)
         self.send(202)
 

@@ -9,6 +9,12 @@ local replicas = os.getenv("REPLICAS") or ""
 local suffix = replicas ~= "" and ("&replicas=" .. replicas) or ""
 local value = common.value()
 local put_headers = { ["Content-Type"] = "application/octet-stream" }
+-- A node with ringkv.security.enabled wants a token (loadtest/ab.sh's B_SECURE gives one).
+local token = os.getenv("RINGKV_TOKEN") or ""
+if token ~= "" then
+  wrk.headers["Authorization"] = "Bearer " .. token
+  put_headers["Authorization"] = wrk.headers["Authorization"]
+end
 
 request = function()
   local path = "/v0/entity?id=" .. common.key() .. suffix

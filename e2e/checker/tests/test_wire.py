@@ -53,3 +53,20 @@ class ProtocolTest(unittest.TestCase):
                 cli.main(["peer-read", "--port", str(self.node.peer_port), "--key", "k4"])
         self.assertIn("tombstone", str(tombstone.exception.code))
         self.assertIn("no copy", str(absent.exception.code))
+
+
+class TransportTest(unittest.TestCase):
+    """Plaintext unless the release's CA, certificate and key are all given (the chart's TLS)."""
+
+    def test_plaintext_without_the_three_files(self):
+        with unittest.mock.patch.dict(os.environ, {"RINGKV_CA_FILE": "/ca.crt"}, clear=True):
+            self.assertIsNone(wire.tls_context())
+
+    def test_the_http_client_sends_the_token_and_trusts_the_ca_only_for_https(self):
+        from checker.http_client import HttpClient
+        with unittest.mock.patch.dict(os.environ, {"RINGKV_TOKEN": "t0ken"}, clear=True):
+            plain = HttpClient("http://127.0.0.1:8080", 1)
+            secure = HttpClient("https://127.0.0.1:8443", 1)
+        self.assertEqual(plain.headers, {"Authorization": "Bearer t0ken"})
+        self.assertIsNone(plain.tls)
+        self.assertIsNotNone(secure.tls)

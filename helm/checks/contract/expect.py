@@ -2,17 +2,19 @@
 defaults rendered as release ringkv in namespace default."""
 import json
 
-DEFAULT_KINDS = ["ServiceAccount", "Role", "RoleBinding", "Service", "Service", "StatefulSet", "PodDisruptionBudget"]
+# The three Secrets: the cluster secret, the tokens, the TLS certificate (no cert-manager in helm template).
+DEFAULT_KINDS = ["ServiceAccount", "Role", "RoleBinding", "Secret", "Secret", "Secret", "Service", "Service",
+                 "StatefulSet", "PodDisruptionBudget", "NetworkPolicy"]
 
 # Keys checked only in some renders (absent = the default): directMemoryPercent (8), existingSecret,
-# secretValue, membership (true), serviceAccountAutomount (false), terminationGracePeriodSeconds (60),
+# secretValue, previousSecret, tokensSecret, tlsSecret (the chart's own), membership (true), serviceAccountAutomount (false), terminationGracePeriodSeconds (60),
 # drainDelay ("5s"), volumePermissionsImage (the app image).
 RENDER = {
     "namespace": "default", "fullname": "ringkv", "replicas": 3, "imageTag": "0.1.0",
     "clusterDomain": "cluster.local", "httpPort": 8080, "clusterPort": 7070, "managementPort": 9090,
     "servicePort": 8080, "memoryLimit": "768Mi", "heapMiB": 253, "persistence": True, "size": "1Gi",
-    "storageClassName": None, "volumePermissions": False, "networkPolicy": False, "antiAffinity": "soft",
-    "spread": True, "tests": True, "testImage": "busybox:1.37.0", "departure": "45s", "kinds": DEFAULT_KINDS,
+    "storageClassName": None, "volumePermissions": False, "networkPolicy": True, "managementOpen": False, "antiAffinity": "soft",
+    "spread": True, "tests": True, "testImage": "grafana/k6:1.8.1", "security": True, "tls": True, "departure": "45s", "kinds": DEFAULT_KINDS,
 }
 
 # The loadtest Job with loadtest.enabled=true and nothing else; optional: env, networkPolicy.
@@ -20,7 +22,7 @@ LOADTEST = {
     "enabled": True, "namespace": "default", "fullname": "ringkv", "servicePort": 8080,
     "image": "grafana/k6:1.8.1", "scenario": "mixed", "rate": "200", "duration": "30s", "replicas": "2/3",
     "keyspace": "100000", "valueSize": "1024", "p99Ms": "10", "maxErrorRate": "0.01", "fill": "none",
-    "activeDeadlineSeconds": 900, "ttl": None,
+    "activeDeadlineSeconds": 900, "ttl": None, "security": True, "tls": True,
 }
 
 

@@ -1,5 +1,6 @@
 """What the unit tests check: k8s/ringkv.yaml and k8s/loadtest/loadtest.yaml, the chart's default
-renders that k8s/generate commits, with the namespace a release would have put back."""
+renders that k8s/generate commits (with existing Secrets: it holds none), with the namespace a release
+would have put back."""
 import os
 
 from . import expect
@@ -7,8 +8,9 @@ from .manifests import load, of_kind
 from .report import collect, failed_names
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-# k8s/generate leaves the helm test hook out.
-K8S_EXPECT = {**expect.RENDER, "tests": False}
+# k8s/generate leaves the helm test hook out and names existing Secrets.
+K8S_EXPECT = {**expect.RENDER, "tests": False, "existingSecret": "ringkv-cluster", "tokensSecret": "ringkv-tokens",
+              "tlsSecret": "ringkv-tls", "kinds": [k for k in expect.DEFAULT_KINDS if k != "Secret"]}
 
 
 def k8s_render(*path):

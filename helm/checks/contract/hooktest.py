@@ -1,9 +1,13 @@
-"""The helm test hook: a busybox Pod that PUTs, GETs and DELETEs a key through the client Service.
-helm/verify.sh also runs its script (hook_script) against a mock of the API."""
+"""The helm test hook: a k6 Pod running files/helm-test.js (from a ConfigMap hook) that PUTs, GETs and
+DELETEs a key through the client Service, over TLS with the nodes' CA and with the admin token when the
+chart turns them on. helm/verify.sh also runs the script (hook_script) with k6 against a mock of the API."""
+import os
 import sys
 
 from .manifests import g, load, release_selectors, subset
 from .report import check
+
+CHART = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "ringkv")
 
 
 def is_test_hook(d):
@@ -16,32 +20,53 @@ def check_test_hook(r):
     if not exp["tests"]:
         check("no helm test hook", not tests, tests)
         return
-    check("one helm test hook Pod", len(tests) == 1 and tests[0]["kind"] == "Pod", tests)
-    if len(tests) != 1:
+    pods = [d for d in tests if d["kind"] == "Pod"]
+    maps = [d for d in tests if d["kind"] == "ConfigMap"]
+    check("one helm test hook Pod and its script's ConfigMap, created first (hook-weight -1)",
+          len(pods) == 1 and len(maps) == 1 and len(tests) == 2
+          and g(maps[0], "metadata", "annotations", "helm.sh/hook-weight") == "-1", tests)
+    if len(pods) != 1 or len(maps) != 1:
         return
-    t = tests[0]
+    t, cm = pods[0], maps[0]
     labels = g(t, "metadata", "labels") or {}
     check("test pod is not selected by the Services / PDB / StatefulSet",
           not any(subset(s, labels) for s in release_selectors(r.main)))
     tc = g(t, "spec", "containers", 0) or {}
-    script = " ".join(tc.get("command", []) + tc.get("args", []))
-    tenv = {e["name"]: e.get("value") for e in tc.get("env", [])}
+    env = {e["name"]: e for e in tc.get("env", [])}
     check("test image is %s (not latest)" % exp["testImage"], tc.get("image") == exp["testImage"], tc.get("image"))
-    check("test targets the client Service (%s:%d)" % (exp["fullname"], exp["servicePort"]),
-          exp["fullname"] in tenv.values() and str(exp["servicePort"]) in tenv.values(), tenv)
-    check("test PUTs with nc (raw HTTP/1.1, Content-Length, Connection: close) expecting 201",
-          all(s in script for s in ("nc ", "PUT", "HTTP/1.1", "Content-Length", "Connection: close",
-                                    '"HTTP/1.1 201"')))
-    check("test GETs the key back with wget -qO- style and compares the value",
-          "wget -q -O -" in script and '[ "$GOT" = "$VALUE" ]' in script)
+    scheme = "https" if exp["tls"] else "http"
+    url = "%s://%s:%d" % (scheme, exp["fullname"], exp["servicePort"])
+    check("test targets the client Service: BASE_URL = %s" % url, g(env, "BASE_URL", "value") == url, env.get("BASE_URL"))
+    check("test runs k6 on /scripts/helm-test.js", tc.get("args", [])[:1] == ["run"]
+          and tc.get("args", [])[-1:] == ["/scripts/helm-test.js"] and not tc.get("command"), tc.get("args"))
+    with open(os.path.join(CHART, "files", "helm-test.js")) as f:
+        script = f.read()
+    check("the ConfigMap holds files/helm-test.js byte for byte", g(cm, "data", "helm-test.js") == script)
+    vols = {v["name"]: v for v in g(t, "spec", "volumes", default=[])}
+    mounts = {m["mountPath"]: m["name"] for m in tc.get("volumeMounts", [])}
+    check("the script's ConfigMap is mounted at /scripts",
+          g(vols.get(mounts.get("/scripts")) or {}, "configMap", "name") == cm["metadata"]["name"], (mounts, vols))
+    token = g(env, "RINGKV_TOKEN", "valueFrom", "secretKeyRef")
+    if exp["security"]:
+        want = {"name": exp.get("tokensSecret") or "%s-tokens" % exp["fullname"], "key": "admin-token"}
+        check("RINGKV_TOKEN from %s/admin-token" % want["name"], token == want, token)
+    else:
+        check("security off: no RINGKV_TOKEN", "RINGKV_TOKEN" not in env, env.get("RINGKV_TOKEN"))
+    if exp["tls"]:
+        ca = g(env, "SSL_CERT_FILE", "value") or ""
+        tls_name = exp.get("tlsSecret") or "%s-tls" % exp["fullname"]
+        check("SSL_CERT_FILE is the ca.crt of %s, mounted" % tls_name,
+              ca.endswith("/ca.crt") and g(vols.get(mounts.get(os.path.dirname(ca))) or {}, "secret", "secretName") == tls_name,
+              (ca, mounts))
+    else:
+        check("TLS off: no SSL_CERT_FILE", "SSL_CERT_FILE" not in env)
     check("test pod: restartPolicy Never, non-root, read-only root fs",
           g(t, "spec", "restartPolicy") == "Never" and g(t, "spec", "securityContext", "runAsNonRoot") is True
           and g(tc, "securityContext", "readOnlyRootFilesystem") is True)
 
 
 def hook_script(path):
-    """Prints the shell script of the helm test hook Pod, for running it outside Kubernetes."""
+    """Prints the k6 script of the helm test hook, for running it outside Kubernetes."""
     for d in load(path):
-        if d.get("kind") == "Pod" and is_test_hook(d):
-            c = d["spec"]["containers"][0]
-            sys.stdout.write((c.get("command", []) + c.get("args", []))[-1])
+        if d.get("kind") == "ConfigMap" and is_test_hook(d):
+            sys.stdout.write(d["data"]["helm-test.js"])

@@ -87,7 +87,7 @@ def check_env(c, docs, exp):
     check("env names are unique", len(names) == len(set(names)), names)
     services = {d["metadata"]["name"]: d for d in of_kind(docs, "Service")}
     client = services.get(exp["fullname"])
-    url = "http://%s:%d" % (exp["fullname"], exp["servicePort"])
+    url = "%s://%s:%d" % ("https" if exp["tls"] else "http", exp["fullname"], exp["servicePort"])
     check("BASE_URL = %s, the client Service and its port" % url,
           env.get("BASE_URL") == url and client is not None
           and any(p.get("port") == exp["servicePort"] for p in g(client, "spec", "ports", default=[])),
@@ -101,8 +101,19 @@ def check_env(c, docs, exp):
     got = {k: env.get(k) for k in want}
     check("env carries the values: %s" % " ".join("%s=%s" % kv for kv in sorted(want.items())),
           got == want, {k: (got[k], v) for k, v in want.items() if got[k] != v})
-    check("every env value is a string", all(isinstance(e.get("value"), str) for e in env_list),
-          [e for e in env_list if not isinstance(e.get("value"), str)])
+    token = g(next((e for e in env_list if e["name"] == "RINGKV_TOKEN"), {}), "valueFrom", "secretKeyRef")
+    if exp["security"]:
+        want_ref = {"name": "%s-tokens" % exp["fullname"], "key": "admin-token"}
+        check("RINGKV_TOKEN from %s/admin-token (lib.js sends it as a Bearer token)" % want_ref["name"],
+              token == want_ref, token)
+    else:
+        check("security off: no RINGKV_TOKEN", "RINGKV_TOKEN" not in names)
+    if exp["tls"]:
+        check("SSL_CERT_FILE = /etc/ringkv/ca/ca.crt (the nodes' CA, which k6 trusts)",
+              env.get("SSL_CERT_FILE") == "/etc/ringkv/ca/ca.crt", env.get("SSL_CERT_FILE"))
+    others = [e for e in env_list if e["name"] != "RINGKV_TOKEN"]
+    check("every other env value is a string", all(isinstance(e.get("value"), str) for e in others),
+          [e for e in others if not isinstance(e.get("value"), str)])
 
 
 def check_fill_and_job(c, spec, exp):

@@ -55,4 +55,8 @@ def check_network_policy(r):
           "(not the namespace, test/loadtest pods, extraIngressFrom, other namespaces or IP blocks)",
           all(rule.get("from") and all(release_pods_only(peer) for peer in rule["from"]) for rule in cluster_rules),
           cluster_rules)
+    mgmt_rules = [rule for rule in ingress if covers(rule, "management", exp["managementPort"])]
     check("NetworkPolicy allows the management port", allows("management", exp["managementPort"]), ingress)
+    if not exp["managementOpen"]:
+        check("NetworkPolicy admits the management port only from listed peers (networkPolicy.managementFrom), "
+              "not from anywhere", mgmt_rules and all(rule.get("from") for rule in mgmt_rules), mgmt_rules)

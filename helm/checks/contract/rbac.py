@@ -1,8 +1,7 @@
 """The pods' ServiceAccount and the RBAC of the nodes' Kubernetes API calls: each discovery round a
 node reads its own StatefulSet's spec.replicas for the ring's members (cluster.membershipFromStatefulSet),
-and on SIGTERM to know whether a scale-down removes it (cluster.departure); on start it reads, or first
-creates, the generated cluster secret. The Role grants that and nothing more, also in k8s/ under an
-overlay."""
+and on SIGTERM to know whether a scale-down removes it (cluster.departure). The Role grants that and
+nothing more (no right on Secrets: the kubelet mounts them), also in k8s/ under an overlay."""
 import base64
 import json
 
@@ -23,18 +22,13 @@ def check_service_account(r):
 def wanted_rules(r):
     """The Role's rules the render needs, each with what it grants in words, and why (the features)."""
     exp, sts_name = r.exp, r.sts["metadata"]["name"]
-    membership, generated = exp.get("membership", True), r.secret_source == "generated"
+    membership = exp.get("membership", True)
     rules, granted = [], []
     if exp["departure"] or membership:
         rules.append({"apiGroups": ["apps"], "resources": ["statefulsets"], "resourceNames": [sts_name],
                       "verbs": ["get"]})
         granted.append("get on statefulsets/%s (apps)" % sts_name)
-    if generated:
-        rules += [{"apiGroups": [""], "resources": ["secrets"], "resourceNames": [exp["fullname"]], "verbs": ["get"]},
-                  {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]}]
-        granted.append("get on secrets/%s, create on secrets" % exp["fullname"])
-    why = " and ".join(w for w, on in (("membership", membership), ("departure", exp["departure"]),
-                                       ("the generated secret", generated)) if on)
+    why = " and ".join(w for w, on in (("membership", membership), ("departure", exp["departure"])) if on)
     return rules, granted, why
 
 
@@ -44,7 +38,7 @@ def check_api_access(r):
     want_rules, granted, why = wanted_rules(r)
     if not want_rules:
         automount = exp.get("serviceAccountAutomount", False)
-        check("rbac: no Role and no RoleBinding (membership and departure off, secret given)", not roles and not bindings,
+        check("rbac: no Role and no RoleBinding (membership and departure off)", not roles and not bindings,
               [(d["kind"], d["metadata"]["name"]) for d in roles + bindings])
         check("rbac: pod automountServiceAccountToken = serviceAccount.automount (%s)" % json.dumps(automount),
               pod.get("automountServiceAccountToken") is automount, pod.get("automountServiceAccountToken"))
@@ -73,31 +67,34 @@ def check_api_access(r):
 
 
 def rbac_namespace(path, namespace, secret_file):
-    """k8s/ built under an overlay with its own namespace and Secret: the RoleBinding follows the
-    namespace, and the Role still names the StatefulSet and the Secret the first node makes."""
+    """k8s/ built under an overlay with its own namespace and Secrets (k8s/kustomization.yaml): the
+    RoleBinding follows the namespace, the Role still names the StatefulSet alone, and the cluster
+    secret comes from the overlay's Secret (kustomize writes its hashed name into the references)."""
     docs = load(path)
     sas, roles, rbs = of_kind(docs, "ServiceAccount"), of_kind(docs, "Role"), of_kind(docs, "RoleBinding")
     stss, secrets = of_kind(docs, "StatefulSet"), of_kind(docs, "Secret")
-    if len(stss) == len(roles) == len(secrets) == 1:
+    cluster = [s for s in secrets if "cluster-secret" in (s.get("data") or {})]
+    if len(stss) == len(roles) == len(cluster) == 1:
         sts_name = stss[0]["metadata"]["name"]
-        check("overlay: the Role still grants get on statefulsets/%s and secrets/%s, create on secrets "
-              "(not renamed after the overlay's Secret)" % (sts_name, sts_name),
+        check("overlay: the Role still grants get on statefulsets/%s only" % sts_name,
               roles[0].get("rules") == [{"apiGroups": ["apps"], "resources": ["statefulsets"],
-                                         "resourceNames": [sts_name], "verbs": ["get"]},
-                                        {"apiGroups": [""], "resources": ["secrets"],
-                                         "resourceNames": [sts_name], "verbs": ["get"]},
-                                        {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]}],
+                                         "resourceNames": [sts_name], "verbs": ["get"]}],
               roles[0].get("rules"))
         envs = g(stss[0], "spec", "template", "spec", "containers", 0, "env", default=[])
         ref = [g(e, "valueFrom", "secretKeyRef") for e in envs if e.get("name") == "RINGKV_CLUSTER_SECRET"]
         with open(secret_file, "rb") as f:
             want = f.read()
         check("overlay: RINGKV_CLUSTER_SECRET comes from the overlay's Secret (%s), holding its file"
-              % secrets[0]["metadata"]["name"],
-              ref == [{"name": secrets[0]["metadata"]["name"], "key": "cluster-secret"}]
-              and base64.b64decode(g(secrets[0], "data", "cluster-secret", default="")) == want, ref)
+              % cluster[0]["metadata"]["name"],
+              ref == [{"name": cluster[0]["metadata"]["name"], "key": "cluster-secret"}]
+              and base64.b64decode(g(cluster[0], "data", "cluster-secret", default="")) == want, ref)
+        mounted = {g(v, "secret", "secretName") for v in g(stss[0], "spec", "template", "spec", "volumes", default=[])
+                   if "secret" in v}
+        names = {s["metadata"]["name"] for s in secrets}
+        check("overlay: the tokens and TLS volumes name the overlay's Secrets", len(mounted) == 2 and mounted <= names,
+              (mounted, names))
     else:
-        check("overlay: one StatefulSet, Role and Secret", False, [(d["kind"], d["metadata"]["name"]) for d in docs])
+        check("overlay: one StatefulSet, Role and cluster Secret", False, [(d["kind"], d["metadata"]["name"]) for d in docs])
     check("overlay: ServiceAccount, Role and RoleBinding in namespace %s" % namespace,
           len(sas) == len(roles) == len(rbs) == 1
           and all(g(d, "metadata", "namespace") == namespace for d in sas + roles + rbs),

@@ -30,8 +30,6 @@ class Render:
         self.env_list = c.get("env", [])
         self.env_names = [e["name"] for e in self.env_list]
         self.env = {e["name"]: e for e in self.env_list}
-        self.secret_source = ("existingSecret" if exp.get("existingSecret")
-                              else "secret" if exp.get("secretValue") else "generated")
 
     def kinds(self, kind):
         return of_kind(self.main, kind)
@@ -55,6 +53,7 @@ def render_checks(docs, exp):
     workload.check_container(r)
     workload.check_env(r)
     secret.check_cluster_secret(r)
+    secret.check_tokens_and_tls(r)
     workload.check_probes(r)
     memory.check_heap(r)
     workload.check_security(r)

@@ -1,7 +1,6 @@
-"""The cluster secret: from cluster.existingSecret, from cluster.secret, or (neither) made by the first
-node, and never a secret in k8s/."""
+"""The Secrets of a render: the cluster secret (from cluster.existingSecret, or the chart's Secret with
+cluster.secret or a random value), the tokens file and the TLS files; and never a secret in k8s/."""
 import base64
-import hashlib
 import os
 import re
 
@@ -9,53 +8,96 @@ from .manifests import g, load
 from .report import check
 
 
-def _sha256(text):
-    return hashlib.sha256(text.encode()).hexdigest()
+def _data(secret, key):
+    """The decoded value of key in the Secret's data, or None."""
+    try:
+        return base64.b64decode(g(secret, "data", key)).decode()
+    except Exception:
+        return None
+
+
+def _ref(env, name):
+    return g(env, name, "valueFrom", "secretKeyRef") or {}
+
+
+def _mounted(r, path):
+    """The Secret mounted at path in the ringkv container, or None."""
+    mounts = {m["mountPath"]: m["name"] for m in r.container.get("volumeMounts", [])}
+    vols = {v["name"]: v for v in r.pod.get("volumes", [])}
+    return g(vols.get(mounts.get(path)) or {}, "secret", "secretName")
 
 
 def check_cluster_secret(r):
-    exp, env, source = r.exp, r.env, r.secret_source
+    """The cluster secret (two keys for a rotation), from the chart's Secret <fullname> or existingSecret;
+    no hash of any secret in the pod template."""
+    exp, env = r.exp, r.env
     secrets = {d["metadata"]["name"]: d for d in r.kinds("Secret")}
-    checksum = r.pod_annotations.get("checksum/secret", "")
-    check("pod template has a checksum/secret annotation", re.fullmatch(r"[0-9a-f]{64}", checksum), r.pod_annotations)
-    ref = g(env, "RINGKV_CLUSTER_SECRET", "valueFrom", "secretKeyRef") or {}
-    if source == "generated":
-        check("generated secret: no Secret rendered (the first node creates %s)" % exp["fullname"], not secrets,
-              list(secrets))
-        check("generated secret: no RINGKV_CLUSTER_SECRET", "RINGKV_CLUSTER_SECRET" not in env,
-              env.get("RINGKV_CLUSTER_SECRET"))
-        check("generated secret: RINGKV_CLUSTER_KUBERNETES_SECRET = %s (the fullname)" % exp["fullname"],
-              env.get("RINGKV_CLUSTER_KUBERNETES_SECRET") == {"name": "RINGKV_CLUSTER_KUBERNETES_SECRET",
-                                                              "value": exp["fullname"]},
-              env.get("RINGKV_CLUSTER_KUBERNETES_SECRET"))
-        check("generated secret: checksum/secret = sha256 of generated:%s (the same in every render)" % exp["fullname"],
-              checksum == _sha256("generated:%s" % exp["fullname"]), checksum)
+    check("no checksum/* annotation on the pod template (no hash of a secret; rotation is two-key)",
+          not any(k.startswith("checksum/") for k in r.pod_annotations), r.pod_annotations)
+    check("no RINGKV_CLUSTER_KUBERNETES_SECRET (the nodes never fetch the secret themselves)",
+          "RINGKV_CLUSTER_KUBERNETES_SECRET" not in env, env.get("RINGKV_CLUSTER_KUBERNETES_SECRET"))
+    name = exp.get("existingSecret") or exp["fullname"]
+    ref, prev = _ref(env, "RINGKV_CLUSTER_SECRET"), _ref(env, "RINGKV_CLUSTER_PREVIOUS_SECRET")
+    check("RINGKV_CLUSTER_SECRET from Secret %s, key cluster-secret, required" % name,
+          ref == {"name": name, "key": "cluster-secret"} and "value" not in env.get("RINGKV_CLUSTER_SECRET", {}), ref)
+    check("RINGKV_CLUSTER_PREVIOUS_SECRET from Secret %s, key previous-cluster-secret, optional" % name,
+          prev == {"name": name, "key": "previous-cluster-secret", "optional": True}, prev)
+    if exp.get("existingSecret"):
+        check("existingSecret %s: no cluster Secret rendered" % name,
+              name not in secrets and exp["fullname"] not in secrets, list(secrets))
         return
-    check("RINGKV_CLUSTER_SECRET from a Secret, key cluster-secret", ref.get("key") == "cluster-secret", ref)
-    check("RINGKV_CLUSTER_SECRET is required (not optional): a node with peers refuses to start without it",
-          ref.get("optional") is not True and "value" not in env.get("RINGKV_CLUSTER_SECRET", {}),
-          env.get("RINGKV_CLUSTER_SECRET"))
-    check("no RINGKV_CLUSTER_KUBERNETES_SECRET (a secret is given)", "RINGKV_CLUSTER_KUBERNETES_SECRET" not in env,
-          env.get("RINGKV_CLUSTER_KUBERNETES_SECRET"))
-    if source == "existingSecret":
-        check("existingSecret %s is referenced and no Secret is rendered" % exp["existingSecret"],
-              ref.get("name") == exp["existingSecret"] and not secrets, (ref.get("name"), list(secrets)))
-        check("checksum/secret = sha256 of existing:%s" % exp["existingSecret"],
-              checksum == _sha256("existing:%s" % exp["existingSecret"]), checksum)
-        return
-    sec = secrets.get(ref.get("name"))
-    check("cluster.secret: secretKeyRef points to the one rendered Secret, %s" % exp["fullname"],
-          sec is not None and ref.get("name") == exp["fullname"] and len(secrets) == 1,
-          (ref.get("name"), list(secrets)))
-    if sec:
-        try:
-            value = base64.b64decode(g(sec, "data", "cluster-secret")).decode()
-        except Exception:
-            value = None
-        check("Secret has key cluster-secret (base64)", value is not None)
+    sec = secrets.get(name)
+    check("the chart renders the cluster Secret %s, kept on uninstall (helm.sh/resource-policy: keep)" % name,
+          sec is not None and g(sec, "metadata", "annotations", "helm.sh/resource-policy") == "keep", list(secrets))
+    value = _data(sec, "cluster-secret") if sec else None
+    if exp.get("secretValue"):
         check("cluster secret = the value given in cluster.secret", value == exp["secretValue"])
-        check("checksum/secret = sha256 of the secret value actually rendered",
-              value is not None and checksum == _sha256(value))
+    else:
+        check("cluster secret: 32 random alphanumerics (nothing given, nothing in the cluster)",
+              value is not None and re.fullmatch(r"[A-Za-z0-9]{32}", value), value and len(value))
+    previous = _data(sec, "previous-cluster-secret") if sec else None
+    check("previous-cluster-secret = cluster.previousSecret (%s)" % ("set" if exp.get("previousSecret") else "absent"),
+          previous == exp.get("previousSecret"), previous)
+
+
+def check_tokens_and_tls(r):
+    """security.enabled: the tokens file from the chart's Secret (an admin token) or existingSecret;
+    tls.enabled: the certificate, key and CA from a kubernetes.io/tls Secret; each at a fixed path."""
+    exp, val = r.exp, r.val
+    secrets = {d["metadata"]["name"]: d for d in r.kinds("Secret")}
+    check("RINGKV_SECURITY_ENABLED = %s" % str(exp["security"]).lower(),
+          val("RINGKV_SECURITY_ENABLED") == str(exp["security"]).lower(), val("RINGKV_SECURITY_ENABLED"))
+    check("RINGKV_TLS_ENABLED = %s" % str(exp["tls"]).lower(),
+          val("RINGKV_TLS_ENABLED") == str(exp["tls"]).lower(), val("RINGKV_TLS_ENABLED"))
+    tokens_name = exp.get("tokensSecret") or "%s-tokens" % exp["fullname"]
+    if exp["security"]:
+        check("RINGKV_SECURITY_TOKENS_FILE = /etc/ringkv/security/tokens, mounted from Secret %s" % tokens_name,
+              val("RINGKV_SECURITY_TOKENS_FILE") == "/etc/ringkv/security/tokens"
+              and _mounted(r, "/etc/ringkv/security") == tokens_name, val("RINGKV_SECURITY_TOKENS_FILE"))
+        if not exp.get("tokensSecret"):
+            sec = secrets.get(tokens_name)
+            admin, tokens = (_data(sec, "admin-token"), _data(sec, "tokens")) if sec else (None, None)
+            check("Secret %s: a random admin token, and the tokens file gives it role admin" % tokens_name,
+                  admin and len(admin) >= 32 and tokens and ("%s admin admin" % admin) in tokens.splitlines(),
+                  sec and list(sec.get("data", {})))
+    else:
+        check("security off: no tokens file, no tokens Secret",
+              "RINGKV_SECURITY_TOKENS_FILE" not in r.env and tokens_name not in secrets, list(secrets))
+    tls_name = exp.get("tlsSecret") or "%s-tls" % exp["fullname"]
+    files = {"RINGKV_TLS_CERTIFICATE": "tls.crt", "RINGKV_TLS_PRIVATE_KEY": "tls.key", "RINGKV_TLS_CA": "ca.crt"}
+    if exp["tls"]:
+        check("RINGKV_TLS_CERTIFICATE/PRIVATE_KEY/CA = /etc/ringkv/tls/{tls.crt,tls.key,ca.crt}, mounted from %s" % tls_name,
+              all(val(k) == "/etc/ringkv/tls/" + f for k, f in files.items())
+              and _mounted(r, "/etc/ringkv/tls") == tls_name, {k: val(k) for k in files})
+        if not exp.get("tlsSecret"):
+            sec = secrets.get(tls_name) or {}
+            check("Secret %s: kubernetes.io/tls with tls.crt, tls.key and ca.crt (generated by the chart)" % tls_name,
+                  sec.get("type") == "kubernetes.io/tls"
+                  and all((_data(sec, k) or "").startswith("-----BEGIN") for k in ("tls.crt", "tls.key", "ca.crt")),
+                  sec and list(sec.get("data", {})))
+    else:
+        check("TLS off: no TLS files, no TLS Secret",
+              not any(k in r.env for k in files) and tls_name not in secrets, list(secrets))
 
 
 def secret_findings(files):
@@ -98,7 +140,7 @@ PLANTED_SECRETS = {
 
 
 def k8s_no_secret(k8s_dir):
-    """The base holds no secret (comments may show an overlay that adds one): the first node makes it."""
+    """The base holds no secret (comments may show an overlay that adds them): it names Secrets an overlay makes."""
     files, found = {}, []
     for root, _, names in os.walk(k8s_dir):
         for name in names:

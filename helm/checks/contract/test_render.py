@@ -35,9 +35,23 @@ class RenderChecks(unittest.TestCase):
         docs = [d for d in default_render() if d["kind"] != "StatefulSet"]
         self.assertEqual(failed(render_checks, docs, K8S_EXPECT)[-1], "exactly one StatefulSet")
 
-    def test_a_given_secret_wants_no_rbac_for_it(self):
+    def test_a_cluster_secret_from_another_secret_fails(self):
         names = failed(render_checks, default_render(), {**K8S_EXPECT, "existingSecret": "shared"})
-        self.assertIn("rbac: Role grants only get on statefulsets/ringkv (apps), nothing else", names)
+        self.assertIn("RINGKV_CLUSTER_SECRET from Secret shared, key cluster-secret, required", names)
+
+    def test_a_checksum_of_a_secret_in_the_pod_template_fails(self):
+        docs = default_render()
+        sts = [d for d in docs if d["kind"] == "StatefulSet"][0]
+        sts["spec"]["template"]["metadata"]["annotations"] = {"checksum/secret": "0" * 64}
+        self.assertIn("no checksum/* annotation on the pod template (no hash of a secret; rotation is two-key)",
+                      failed(render_checks, docs, K8S_EXPECT))
+
+    def test_plain_http_probes_with_tls_on_fail(self):
+        docs = default_render()
+        sts = [d for d in docs if d["kind"] == "StatefulSet"][0]
+        sts["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["httpGet"].pop("scheme")
+        self.assertIn("readinessProbe: GET /actuator/health/readiness on the management port (9090) over HTTPS",
+                      failed(render_checks, docs, K8S_EXPECT))
 
 
 class NetworkPolicyPorts(unittest.TestCase):
@@ -52,7 +66,7 @@ class NetworkPolicyPorts(unittest.TestCase):
 class Teeth(unittest.TestCase):
     def test_the_rbac_checks_have_teeth(self):
         results = collect(teeth.rbac_teeth, default_render(), K8S_EXPECT)
-        self.assertEqual(len(results), 16)
+        self.assertEqual(len(results), 11)
         self.assertTrue(all(ok for ok, _, _ in results), results)
 
     def test_a_break_that_no_check_notices_fails(self):

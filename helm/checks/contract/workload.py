@@ -99,8 +99,10 @@ def check_env(r):
     check("RINGKV_CLUSTER_DISCOVERY_DNS_NAME = <headless Service>.$(POD_NAMESPACE).svc.%s" % exp["clusterDomain"],
           val("RINGKV_CLUSTER_DISCOVERY_DNS_NAME") == dns and r.headless is not None,
           "%s != %s" % (val("RINGKV_CLUSTER_DISCOVERY_DNS_NAME"), dns))
-    self_url = "http://$(POD_NAME).%s:%d" % (dns, exp["httpPort"])
-    check("RINGKV_CLUSTER_SELF = http://$(POD_NAME).<discovery name>:%d" % exp["httpPort"],
+    scheme = "https" if exp["tls"] else "http"
+    self_url = "%s://$(POD_NAME).%s:%d" % (scheme, dns, exp["httpPort"])
+    check("RINGKV_CLUSTER_SELF = %s://$(POD_NAME).<discovery name>:%d (tls.enabled: the peers' scheme too)"
+          % (scheme, exp["httpPort"]),
           val("RINGKV_CLUSTER_SELF") == self_url, "%s != %s" % (val("RINGKV_CLUSTER_SELF"), self_url))
     for n in ("RINGKV_CLUSTER_DISCOVERY_REFRESH_INTERVAL", "RINGKV_REPLICATION_TIMEOUT"):
         check("%s is a duration" % n, DURATION.match(str(val(n) or "")), val(n))
@@ -117,8 +119,10 @@ def check_probes(r):
                        ("livenessProbe", "/actuator/health/liveness"),
                        ("readinessProbe", "/actuator/health/readiness")):
         p = r.container.get(kind)
-        check("%s: GET %s on the management port (%d)" % (kind, path, r.exp["managementPort"]),
-              p and g(p, "httpGet", "path") == path and probe_port(p) == r.exp["managementPort"], p)
+        scheme = "HTTPS" if r.exp["tls"] else "HTTP"
+        check("%s: GET %s on the management port (%d) over %s" % (kind, path, r.exp["managementPort"], scheme),
+              p and g(p, "httpGet", "path") == path and probe_port(p) == r.exp["managementPort"]
+              and g(p, "httpGet", "scheme", default="HTTP") == scheme, p)
 
 
 def check_security(r):

@@ -47,14 +47,18 @@ check_kustomize_builds() {
   fi
 }
 
-# The base is namespace-less, so the RoleBinding's subject must follow the overlay's namespace; and the
-# Role must still name the StatefulSet and the generated Secret (kustomize writes a generated Secret's
-# hashed name into every Role's resourceNames that match the Secret's, which is why the overlay's
-# Secret has another name).
+# The base is namespace-less, so the RoleBinding's subject must follow the overlay's namespace; the
+# Role must still name the StatefulSet alone; and the overlay's Secrets (hashed names) must be the ones
+# the pods read.
 check_overlay() {
-  local overlay="$WORK/overlay" name="kubectl kustomize of an overlay of k8s/ (namespace kvns, its own secret)"
+  local overlay="$WORK/overlay" name="kubectl kustomize of an overlay of k8s/ (namespace kvns, its own Secrets)"
   mkdir -p "$overlay"
   head -c 24 /dev/urandom | base64 >"$overlay/cluster-secret.txt"
+  head -c 30 /dev/urandom | base64 >"$overlay/admin-token.txt"
+  printf '%s admin admin\n' "$(cat "$overlay/admin-token.txt")" >"$overlay/tokens.txt"
+  # kustomize does not parse them: placeholders do for the build.
+  printf -- '-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n' | tee "$overlay/tls.crt" >"$overlay/ca.crt"
+  printf -- '-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n' >"$overlay/tls.key"
   cp "$VERIFY/overlay-kustomization.yaml" "$overlay/kustomization.yaml"
   printf 'resources:\n  - %s\n' \
     "$("$PYTHON" -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$K8S_DIR" "$overlay")" \

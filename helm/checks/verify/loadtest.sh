@@ -76,8 +76,8 @@ check_job_name() {
 # helm package follows the symlink and stores the three scripts (and only them) as real files.
 check_package() {
   local tgz listed script same=1
-  local want="ringkv/files/loadtest/fill.js ringkv/files/loadtest/kv.js ringkv/files/loadtest/lib.js"
-  local name="packaged chart has exactly files/loadtest/{fill,kv,lib}.js (.helmignore keeps the rest of loadtest/ out)"
+  local want="ringkv/files/helm-test.js ringkv/files/loadtest/fill.js ringkv/files/loadtest/kv.js ringkv/files/loadtest/lib.js"
+  local name="packaged chart has exactly files/helm-test.js and files/loadtest/{fill,kv,lib}.js (.helmignore keeps the rest of loadtest/ out)"
   mkdir -p "$WORK/pkg"
   if ! "$HELM" package "$CHART" -d "$WORK/pkg" >"$WORK/pkg.out" 2>&1; then
     fail "helm package succeeds" "$WORK/pkg.out"

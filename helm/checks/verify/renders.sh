@@ -18,9 +18,9 @@ render_case() {
 }
 
 readonly CUSTOM_SET="replicaCount=5,networkPolicy.enabled=true,volumePermissions.enabled=true,resources.limits.memory=2Gi,resources.requests.memory=2Gi,fullnameOverride=kv,clusterDomain=corp.internal,podAntiAffinity.type=hard,persistence.size=10Gi,persistence.storageClass=fast-ssd,networkPolicy.allowSameNamespace=false"
-readonly NO_RBAC_KINDS='["ServiceAccount","Service","Service","StatefulSet","PodDisruptionBudget"]'
+readonly NO_RBAC_KINDS='["ServiceAccount","Secret","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]'
 readonly NETPOL_EXPECT='{"networkPolicy":true,
- "kinds":["ServiceAccount","Role","RoleBinding","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy","ConfigMap","Job"]}'
+ "kinds":["ServiceAccount","Role","RoleBinding","Secret","Secret","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy","ConfigMap","Job"]}'
 
 check_renders() {
   render_case default ringkv default '{}'
@@ -28,23 +28,24 @@ check_renders() {
 
   render_case custom rel kvns '{"namespace":"kvns","fullname":"kv","replicas":5,"clusterDomain":"corp.internal",
    "memoryLimit":"2Gi","heapMiB":675,"size":"10Gi","storageClassName":"fast-ssd","volumePermissions":true,
-   "networkPolicy":true,"antiAffinity":"hard",
-   "kinds":["ServiceAccount","Role","RoleBinding","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}' \
-    --set "$CUSTOM_SET" \
+   "networkPolicy":true,"antiAffinity":"hard","security":false,"tls":false,
+   "kinds":["ServiceAccount","Role","RoleBinding","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}' \
+    --set "$CUSTOM_SET" --set security.enabled=false,tls.enabled=false \
     --set 'networkPolicy.managementFrom[0].namespaceSelector.matchLabels.kubernetes\.io/metadata\.name=monitoring' \
     --set-json 'extraEnv=[{"name":"LOGGING_LEVEL_ROOT","value":"INFO"}]'
 
   render_case existing-secret my-db default '{"fullname":"my-db-ringkv","servicePort":80,"memoryLimit":"1000Mi",
    "heapMiB":750,"directMemoryPercent":5,"persistence":false,"existingSecret":"ringkv-shared","antiAffinity":"none",
-   "spread":false,"tests":false}' \
+   "spread":false,"tests":false,"tokensSecret":"ringkv-tokens","tlsSecret":"ringkv-tls",
+   "kinds":["ServiceAccount","Role","RoleBinding","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}' \
     --set jvm.heapPercent=75,jvm.directMemoryPercent=5,resources.limits.memory=1000Mi,resources.requests.memory=1000Mi \
     --set cluster.existingSecret=ringkv-shared,persistence.enabled=false,podAntiAffinity.type=none \
+    --set security.existingSecret=ringkv-tokens,tls.existingSecret=ringkv-tls \
     --set tests.enabled=false,service.port=80 --set-json 'topologySpreadConstraints=[]'
 
   render_case ports-and-secret ringkv default '{"fullname":"ringkv-store","imageTag":"0.2.0","httpPort":8081,
    "clusterPort":7071,"managementPort":9091,"storageClassName":"","volumePermissions":true,
-   "volumePermissionsImage":"debian:bookworm-slim","secretValue":"0123456789abcdef0123456789abcdef",
-   "kinds":["ServiceAccount","Role","RoleBinding","Secret","Service","Service","StatefulSet","PodDisruptionBudget"]}' \
+   "volumePermissionsImage":"debian:bookworm-slim","secretValue":"0123456789abcdef0123456789abcdef","previousSecret":"fedcba9876543210fedcba9876543210"}' \
     -f "$VERIFY/values-ports.yaml"
 
   # The NetworkPolicy with every source it can open the HTTP port to: the cluster port stays with the
@@ -68,14 +69,15 @@ check_renders() {
   # Departure off and a secret given: no API call, so no Role, no RoleBinding, and the token as
   # serviceAccount.automount says.
   render_case departure-off-secret ringkv default '{"departure":false,"membership":false,
-   "secretValue":"0123456789abcdef","kinds":["ServiceAccount","Secret","Service","Service","StatefulSet","PodDisruptionBudget"]}' \
+   "secretValue":"0123456789abcdef","kinds":["ServiceAccount","Secret","Secret","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}' \
     --set cluster.departure.enabled=false,cluster.membershipFromStatefulSet=false,cluster.secret=0123456789abcdef
   render_case departure-off-automount ringkv default "{\"departure\":false,\"membership\":false,
    \"existingSecret\":\"ringkv-shared\",\"serviceAccountAutomount\":true,\"kinds\":$NO_RBAC_KINDS}" \
     --set cluster.departure.enabled=false,cluster.membershipFromStatefulSet=false,cluster.existingSecret=ringkv-shared,serviceAccount.automount=true
   # Membership from the StatefulSet alone (departure off, secret given): the Role grants get on the
   # StatefulSet and nothing else.
-  render_case membership-only ringkv default '{"departure":false,"existingSecret":"ringkv-shared"}' \
+  render_case membership-only ringkv default '{"departure":false,"existingSecret":"ringkv-shared",
+   "kinds":["ServiceAccount","Role","RoleBinding","Secret","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}' \
     --set cluster.departure.enabled=false,cluster.existingSecret=ringkv-shared
   # On, in another namespace, with a ServiceAccount of another name, the token on for the
   # ServiceAccount too, and the longest timeout the grace period allows with the drain (120s - 10s - 3s).
@@ -84,20 +86,32 @@ check_renders() {
     -f "$VERIFY/values-departure.yaml"
 }
 
-# The point of the generated secret: no randomness and no lookup in the chart, so that helm template
-# and GitOps tools (Argo CD) render the same manifests every time, and a sync never rolls the pods.
+# The chart generates the cluster secret, the tokens and the certificate (kept on upgrade through
+# lookup), so that a default install is secure. GitOps tools render with helm template, which cannot
+# look them up: with existing Secrets for all three (k8s/generate renders that way), every render is
+# identical and a sync never changes a secret. Randomness and lookups stay in the three Secrets'
+# templates and the helper that reads the cluster.
 check_reproducible() {
   section "reproducible renders"
-  local name="two helm template renders of the default values are byte-identical"
-  if "$HELM" template ringkv "$CHART" --namespace default >"$WORK/default-again.yaml" 2>"$WORK/default-again.err" \
-      && [ -s "$WORK/default.yaml" ] && cmp -s "$WORK/default.yaml" "$WORK/default-again.yaml"; then
+  local name="with existing Secrets, two helm template renders are byte-identical"
+  local existing=(--set cluster.existingSecret=c,security.existingSecret=t,tls.existingSecret=s)
+  if "$HELM" template ringkv "$CHART" --namespace default "${existing[@]}" >"$WORK/existing-1.yaml" 2>"$WORK/existing.err" \
+      && "$HELM" template ringkv "$CHART" --namespace default "${existing[@]}" >"$WORK/existing-2.out" 2>>"$WORK/existing.err" \
+      && cmp -s "$WORK/existing-1.yaml" "$WORK/existing-2.out"; then
     pass "$name"
   else
-    diff "$WORK/default.yaml" "$WORK/default-again.yaml" >"$WORK/detail" 2>&1 || cat "$WORK/default-again.err" >>"$WORK/detail"
+    diff "$WORK/existing-1.yaml" "$WORK/existing-2.out" >"$WORK/detail" 2>&1 || cat "$WORK/existing.err" >>"$WORK/detail"
     fail "$name" "$WORK/detail"
   fi
-  must_find_nothing "no template calls lookup, rand*, uuidv4, now or gen* (a render depends on nothing but the values)" \
-    grep -rnoE '\{\{[^}]*\b(lookup|rand[A-Za-z]*|uuidv4|now|gen[A-Za-z]*(Key|CA|Cert))\b' "$CHART/templates"
+  must_find_nothing "lookup, rand*, uuidv4, now and gen* only in the Secrets' templates and ringkv.existingSecretData" \
+    randomness_outside_secrets
+}
+
+# Prints (and succeeds on) every template line outside secret*.yaml that calls lookup, rand*, uuidv4,
+# now or gen*, but the one lookup of ringkv.existingSecretData.
+randomness_outside_secrets() {
+  grep -rnoE --exclude='secret*.yaml' '\{\{[^}]*\b(lookup|rand[A-Za-z]*|uuidv4|now|gen[A-Za-z]*(Key|CA|Cert))\b' \
+    "$CHART/templates" | grep -vE '/_helpers\.tpl:[0-9]+:\{\{- \$secret := lookup$'
 }
 
 # Node-to-node traffic moved off the public HTTP port to the cluster port: the HTTP internal endpoints

@@ -92,16 +92,24 @@ from the POD_NAMESPACE env var (Kubernetes dependent env var expansion).
 {{- end }}
 
 {{/*
-This node's stable URL: http://<pod>.<headless-service>.<namespace>.svc.<clusterDomain>:<http port>
+"https" with tls.enabled, "http" otherwise: the scheme of the node URLs (peers discovered
+through DNS take the scheme of the node's own URL) and of the probes.
 */}}
-{{- define "ringkv.clusterSelfUrl" -}}
-{{- printf "http://$(POD_NAME).%s:%d" (include "ringkv.discoveryDnsName" .) (int .Values.containerPorts.http) }}
+{{- define "ringkv.scheme" -}}
+{{- if .Values.tls.enabled }}https{{ else }}http{{ end }}
 {{- end }}
 
 {{/*
-Name of the Secret holding the cluster secret (key: cluster-secret). Without
-existingSecret it is <fullname>, whether the chart renders it (cluster.secret)
-or the first node creates it: `kubectl get secret <fullname>` works either way.
+This node's stable URL: <scheme>://<pod>.<headless-service>.<namespace>.svc.<clusterDomain>:<http port>
+*/}}
+{{- define "ringkv.clusterSelfUrl" -}}
+{{- printf "%s://$(POD_NAME).%s:%d" (include "ringkv.scheme" .) (include "ringkv.discoveryDnsName" .) (int .Values.containerPorts.http) }}
+{{- end }}
+
+{{/*
+Name of the Secret holding the cluster secret (keys cluster-secret and, during a
+rotation, previous-cluster-secret): cluster.existingSecret, or <fullname>, which
+the chart renders (secret.yaml).
 */}}
 {{- define "ringkv.secretName" -}}
 {{- if .Values.cluster.existingSecret }}
@@ -112,46 +120,77 @@ or the first node creates it: `kubectl get secret <fullname>` works either way.
 {{- end }}
 
 {{/*
-Where the cluster secret comes from, decided here only:
-- "existingSecret": the user's Secret (cluster.existingSecret wins);
-- "secret": cluster.secret, which the chart renders into Secret <fullname>;
-- "generated": neither. The chart renders no secret at all, so that every render
-  is identical (helm template, Argo CD: no sync rolls the pods); the first node
-  creates Secret <fullname> with a random value through the Kubernetes API and
-  every node reads it there (RINGKV_CLUSTER_KUBERNETES_SECRET).
+The value of key KEY of Secret NAME in the release's namespace as the cluster holds it
+(base64, as in .data), or "" (no such Secret or key, or `helm template`, which has no
+cluster to ask): (dict "ctx" $ "name" NAME "key" KEY). What the chart generated once is
+kept on upgrade this way.
 */}}
-{{- define "ringkv.clusterSecretSource" -}}
-{{- if .Values.cluster.existingSecret }}existingSecret
-{{- else if .Values.cluster.secret }}secret
-{{- else }}generated
-{{- end }}
+{{- define "ringkv.existingSecretData" -}}
+{{- $secret := lookup "v1" "Secret" .ctx.Release.Namespace .name }}
+{{- if $secret }}{{ index ($secret.data | default dict) .key | default "" }}{{ end }}
 {{- end }}
 
 {{/*
 "true" when the nodes call the Kubernetes API, which needs the Role, the
-RoleBinding and the ServiceAccount token: a stopping node reads its own
-StatefulSet (cluster.departure), a starting node reads or creates the generated
-cluster secret. Empty otherwise.
+RoleBinding and the ServiceAccount token: each discovery round a node reads its
+own StatefulSet (cluster.membershipFromStatefulSet), and a stopping node too
+(cluster.departure). Empty otherwise. The cluster secret comes from a Secret the
+kubelet mounts, never through the API.
 */}}
 {{- define "ringkv.usesKubernetesApi" -}}
-{{- if or .Values.cluster.departure.enabled .Values.cluster.membershipFromStatefulSet (eq (include "ringkv.clusterSecretSource" .) "generated") }}true{{ end }}
+{{- if or .Values.cluster.departure.enabled .Values.cluster.membershipFromStatefulSet }}true{{ end }}
 {{- end }}
 
 {{/*
-Checksum that rolls the pods when the cluster secret changes. Of an
-existingSecret the chart knows only the name; a generated secret is never
-changed by the chart, so its checksum is a constant that keeps every render
-identical.
+Name of the Secret holding the tokens file (key tokens): security.existingSecret or
+<fullname>-tokens, which the chart renders (secret-tokens.yaml).
 */}}
-{{- define "ringkv.secretChecksum" -}}
-{{- $source := include "ringkv.clusterSecretSource" . }}
-{{- if eq $source "existingSecret" }}
-{{- printf "existing:%s" .Values.cluster.existingSecret | sha256sum }}
-{{- else if eq $source "secret" }}
-{{- .Values.cluster.secret | sha256sum }}
-{{- else }}
-{{- printf "generated:%s" (include "ringkv.fullname" .) | sha256sum }}
+{{- define "ringkv.tokensSecretName" -}}
+{{- .Values.security.existingSecret | default (printf "%s-tokens" (include "ringkv.fullname" .)) }}
 {{- end }}
+
+{{/*
+Where the pods find the tokens file and the TLS files (fixed paths, mounted from the Secrets).
+*/}}
+{{- define "ringkv.tokensDir" -}}/etc/ringkv/security{{- end }}
+{{- define "ringkv.tlsDir" -}}/etc/ringkv/tls{{- end }}
+
+{{/*
+Name of the kubernetes.io/tls Secret (tls.crt, tls.key, ca.crt): tls.existingSecret or
+<fullname>-tls, which cert-manager writes (certificate.yaml) or the chart renders (secret-tls.yaml).
+*/}}
+{{- define "ringkv.tlsSecretName" -}}
+{{- .Values.tls.existingSecret | default (printf "%s-tls" (include "ringkv.fullname" .)) }}
+{{- end }}
+
+{{/*
+Where <fullname>-tls comes from, decided here only: "existingSecret", "certManager" (the
+cert-manager.io/v1 API is there and tls.certManager.enabled) or "generated" (genCA and
+genSignedCert in secret-tls.yaml). Empty with TLS off.
+*/}}
+{{- define "ringkv.tlsSource" -}}
+{{- if .Values.tls.enabled }}
+{{- if .Values.tls.existingSecret }}existingSecret
+{{- else if and .Values.tls.certManager.enabled (.Capabilities.APIVersions.Has "cert-manager.io/v1") }}certManager
+{{- else }}generated
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The names the certificate carries (YAML list): every pod by the headless Service, the
+headless, client and metrics Services by every form of their names, and localhost (port-forwards).
+*/}}
+{{- define "ringkv.tlsDnsNames" -}}
+{{- $ns := .Release.Namespace }}
+{{- $domain := .Values.clusterDomain }}
+{{- $headless := include "ringkv.headlessServiceName" . }}
+{{- $names := list (printf "*.%s.%s.svc.%s" $headless $ns $domain) (printf "*.%s.%s.svc" $headless $ns) }}
+{{- range $svc := list $headless (include "ringkv.fullname" .) (include "ringkv.metricsServiceName" .) }}
+{{- $names = concat $names (list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.%s" $svc $ns $domain)) }}
+{{- end }}
+{{- $names = append $names "localhost" }}
+{{- toYaml $names }}
 {{- end }}
 
 {{/*
@@ -296,4 +335,44 @@ A Prometheus duration (30s, 1m30s; the schema checks the form) in milliseconds.
 {{- $ms = add $ms (mul (atoi $n) (get $unitMs (trimPrefix $n .))) }}
 {{- end }}
 {{- $ms }}
+{{- end }}
+
+{{/*
+What a client pod of the chart (the helm test, the k6 loadtest Job) needs to reach the
+nodes: RINGKV_TOKEN, the admin token (security.enabled; a token of role write or more
+under key admin-token with security.existingSecret), and SSL_CERT_FILE, the nodes' CA, which
+k6 (Go) trusts instead of the system's roots (tls.enabled). Env entries, volume mount and
+volume, each empty when not needed.
+*/}}
+{{- define "ringkv.clientCredentialsEnv" -}}
+{{- if .Values.security.enabled }}
+- name: RINGKV_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "ringkv.tokensSecretName" . }}
+      key: admin-token
+{{- end }}
+{{- if .Values.tls.enabled }}
+- name: SSL_CERT_FILE
+  value: /etc/ringkv/ca/ca.crt
+{{- end }}
+{{- end }}
+
+{{- define "ringkv.clientCaMount" -}}
+{{- if .Values.tls.enabled }}
+- name: ca
+  mountPath: /etc/ringkv/ca
+  readOnly: true
+{{- end }}
+{{- end }}
+
+{{- define "ringkv.clientCaVolume" -}}
+{{- if .Values.tls.enabled }}
+- name: ca
+  secret:
+    secretName: {{ include "ringkv.tlsSecretName" . }}
+    items:
+      - key: ca.crt
+        path: ca.crt
+{{- end }}
 {{- end }}

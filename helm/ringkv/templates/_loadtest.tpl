@@ -19,7 +19,7 @@ fill.js kv.js lib.js
 The client Service, as the k6 pod (same namespace) reaches it.
 */}}
 {{- define "ringkv.loadtestBaseUrl" -}}
-{{- printf "http://%s:%d" (include "ringkv.fullname" .) (int .Values.service.port) }}
+{{- printf "%s://%s:%d" (include "ringkv.scheme" .) (include "ringkv.fullname" .) (int .Values.service.port) }}
 {{- end }}
 
 {{/*
@@ -71,6 +71,7 @@ Integers go through `int`: helm holds YAML numbers as float64, which print as 1e
   value: none
 - name: K6_NO_USAGE_REPORT
   value: "true"
+{{- include "ringkv.clientCredentialsEnv" . }}
 {{- range $name, $value := $lt.env }}
 - name: {{ $name }}
   value: {{ $value | quote }}
@@ -106,6 +107,7 @@ One k6 container running SCRIPT (a file of the ConfigMap): {"ctx": $, "name": ..
       readOnly: true
     - name: tmp
       mountPath: /tmp
+    {{- include "ringkv.clientCaMount" .ctx | nindent 4 }}
 {{- end }}
 
 {{/*
@@ -142,6 +144,7 @@ spec:
     - name: tmp
       emptyDir:
         sizeLimit: 64Mi
+    {{- include "ringkv.clientCaVolume" . | nindent 4 }}
 {{- end }}
 
 {{/*

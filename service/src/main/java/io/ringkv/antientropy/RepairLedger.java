@@ -1,5 +1,7 @@
 package io.ringkv.antientropy;
 
+import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -12,6 +14,7 @@ import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.ringkv.peer.wire.MemberName;
 import io.ringkv.replication.ReplicaHistory;
 import io.ringkv.storage.MetaStore;
 import io.ringkv.storage.RocksStore;
@@ -215,15 +218,32 @@ public final class RepairLedger implements ReplicaHistory {
         return left;
     }
 
-    /** A map of peer to milliseconds, saved as lines of {@code peer=millis} (a peer's name is a URL, and may hold '='). */
+    /**
+     * A map of peer to milliseconds, saved as lines of {@code peer=millis} with the name
+     * URL-encoded, so that no name, whatever it holds ({@code =}, a line break), can break a line.
+     * A member's name ({@code http://host:port}) reads the same encoded or not, so lines written
+     * before names were encoded read as they did. A line that cannot be read is skipped with a
+     * warning: it costs a repair, where failing would keep the node from starting at all.
+     */
     private void readMap(String key, Map<String, Long> into) {
-        text(key).lines().filter(line -> line.contains("="))
-                .forEach(line -> into.put(line.substring(0, line.lastIndexOf('=')),
-                        Long.parseLong(line.substring(line.lastIndexOf('=') + 1))));
+        text(key).lines().filter(line -> !line.isBlank()).forEach(line -> {
+            int separator = line.lastIndexOf('=');
+            try {
+                if (separator < 1) {
+                    throw new IllegalArgumentException("no peer=millis");
+                }
+                into.put(URLDecoder.decode(line.substring(0, separator), StandardCharsets.UTF_8),
+                        Long.parseLong(line.substring(separator + 1)));
+            } catch (IllegalArgumentException e) {
+                log.warn("skipped an unreadable line of the repair ledger's {} ({}): {}", key, e.getMessage(),
+                        MemberName.forLog(line));
+            }
+        });
     }
 
     private void saveMap(String key, Map<String, Long> map) {
-        save(key, map.entrySet().stream().map(entry -> entry.getKey() + "=" + entry.getValue()).collect(Collectors.joining("\n")));
+        save(key, map.entrySet().stream().map(entry -> URLEncoder.encode(entry.getKey(), StandardCharsets.UTF_8) + "=" + entry.getValue())
+                .collect(Collectors.joining("\n")));
     }
 
     private String text(String key) {

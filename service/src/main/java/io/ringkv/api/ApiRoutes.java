@@ -28,6 +28,7 @@ import io.ringkv.health.PeerMonitors;
 import io.ringkv.health.Readiness;
 import io.ringkv.metrics.ClientRequestMetrics;
 import io.ringkv.overload.AdmissionControl;
+import io.ringkv.peer.client.NodeInfoClient;
 import io.ringkv.peer.server.PeerServer;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.ring.ClusterMembership;
@@ -104,9 +105,13 @@ public class ApiRoutes {
                 .route(path("/v0/entities"), methodNotAllowed("GET"))
                 .GET("/v0/status", routes.api("status", request -> status(readiness)))
                 .route(path("/v0/status"), methodNotAllowed("GET"))
-                // Peers and discovery ask every node for its name and cluster port here: never refused.
+                // An operator's view (admin when access control is on): never refused for overload.
                 .GET("/v0/cluster", routes.unbounded("cluster", cluster::view))
                 .route(path("/v0/cluster"), methodNotAllowed("GET"))
+                // Peers and discovery ask every node for its name and cluster port here: open to
+                // all, as neither is a secret (a peer still has to pass the handshake), and never refused.
+                .GET(NodeInfoClient.PATH, routes.unbounded("cluster-self", cluster::self))
+                .route(path(NodeInfoClient.PATH), methodNotAllowed("GET"))
                 .build();
     }
 

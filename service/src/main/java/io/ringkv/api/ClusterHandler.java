@@ -12,12 +12,13 @@ import io.ringkv.antientropy.RepairProgress;
 import io.ringkv.handover.DataMovement;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.health.PeerState;
+import io.ringkv.peer.client.NodeInfoClient;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.DnsDiscovery;
 import io.ringkv.ring.MemberState;
 import reactor.core.publisher.Mono;
 
-/** {@code GET /v0/cluster}: this node's view of the cluster, as JSON. */
+/** {@code GET /v0/cluster}: this node's view of the cluster, as JSON; {@code GET /v0/cluster/self}: who it is. */
 final class ClusterHandler {
 
     /**
@@ -28,12 +29,16 @@ final class ClusterHandler {
     }
 
     /**
-     * {@code clusterPort}: where this node answers peers, which they learn here (see NodeInfoClient).
+     * {@code clusterPort}: where this node answers peers (they learn it from {@code /v0/cluster/self}).
      * {@code repair}: the repair this node runs now, with its progress; null if none.
      * {@code movement}: the data this node moves now as it joins (pull) or leaves (push); null if none.
      */
     public record ClusterView(String self, int clusterPort, long version, boolean known, List<Member> members,
             RepairProgress.Snapshot repair, RepairProgress.Snapshot movement) {
+    }
+
+    /** What {@link NodeInfoClient} reads: the node's name on the ring and the port it answers peers on. */
+    public record SelfView(String self, int clusterPort) {
     }
 
     private final ClusterMembership membership;
@@ -52,6 +57,12 @@ final class ClusterHandler {
         this.monitors = monitors;
         this.discovery = discovery;
         this.clusterPort = clusterPort;
+    }
+
+    /** {@code GET /v0/cluster/self}: the name and cluster port alone, what a peer needs to call this node. */
+    Mono<ServerResponse> self(ServerRequest request) {
+        return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(new SelfView(membership.self(), clusterPort));
     }
 
     Mono<ServerResponse> view(ServerRequest request) {

@@ -28,8 +28,6 @@ import io.ringkv.api.ApiRoutes;
 import io.ringkv.api.ClientDrain;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.hints.Hints;
-import io.ringkv.kubernetes.GeneratedClusterSecret;
-import io.ringkv.kubernetes.KubernetesApi;
 import io.ringkv.kubernetes.StatefulSetScale;
 import io.ringkv.peer.client.NodeInfoClient;
 import io.ringkv.peer.client.ConnectionSettings;
@@ -208,22 +206,14 @@ public class NodeConfiguration {
     /**
      * How peers prove the cluster secret to each other. A node without peers may have no secret; it
      * then gets a random one that nobody else knows, so that its cluster port accepts no one.
-     * Waiting here for the Kubernetes API, before the node serves anything, is what start-up is for.
      */
     @Bean
     Handshake handshake(RingkvProperties properties) {
         var cluster = properties.cluster();
         String secret = cluster.secret();
-        String kubernetesSecret = cluster.kubernetesSecret();
-        if (!StringUtils.hasText(secret) && StringUtils.hasText(kubernetesSecret)) {
-            try {
-                secret = new GeneratedClusterSecret(KubernetesApi.inCluster(), kubernetesSecret).getOrCreate().block();
-            } catch (RuntimeException e) {
-                throw new InvalidSettingException(RingkvProperties.Cluster.KUBERNETES_SECRET,
-                        "cannot read or create the Secret " + kubernetesSecret + ": " + e.getMessage());
-            }
-        }
-        return new Handshake(StringUtils.hasText(secret) ? secret : HexFormat.of().formatHex(Handshake.nonce()));
+        // The previous secret is accepted too while a rotation rolls out (see Handshake).
+        return new Handshake(StringUtils.hasText(secret) ? secret : HexFormat.of().formatHex(Handshake.nonce()),
+                cluster.previousSecret());
     }
 
     @Bean

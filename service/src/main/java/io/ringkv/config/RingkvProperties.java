@@ -106,23 +106,21 @@ public record RingkvProperties(
      * @param self   this node's URL, which is also its name on the ring; default http://127.0.0.1:{server.port}
      * @param peers  every member's URL, this node's included; empty: a cluster of this node alone
      * @param secret shared by the members, who prove to each other that they know it; required with
-     *               peers, unless {@code kubernetesSecret} names where to find it
-     * @param kubernetesSecret a Kubernetes Secret in this pod's namespace that holds the cluster secret,
-     *               created with a random one by the first node that finds it missing; used when
-     *               {@code secret} is unset
+     *               peers
      * @param port   the port peers call this node on (the node-to-node protocol); unset: a free port,
      *               which the node tells on its public port ({@code GET /v0/cluster})
      * @param vnodes points each member takes on the hash ring
      * @param discovery finding the members through DNS instead of a static peer list
      * @param departure how a node scaled away hands its data over before it goes
      * @param join      how a new node takes its ranges before it serves them
+     * @param previousSecret the secret {@code secret} replaces, accepted too while a new one rolls
+     *               out, so that old and new pods keep talking; unset once the rollout is done
      */
-    public record Cluster(URI self, @DefaultValue List<URI> peers, String secret, String kubernetesSecret,
+    public record Cluster(URI self, @DefaultValue List<URI> peers, String secret,
             @Range(max = 65535, message = PORT_RANGE) Integer port,
             @DefaultValue("" + HashRing.DEFAULT_VNODES) @Positive int vnodes, @DefaultValue @Valid Discovery discovery,
-            @DefaultValue @Valid Departure departure, @DefaultValue @Valid Join join) {
+            @DefaultValue @Valid Departure departure, @DefaultValue @Valid Join join, String previousSecret) {
 
-        static final String KUBERNETES_SECRET = "ringkv.cluster.kubernetes-secret";
         private static final String PORT_RANGE = "must be a TCP port (1-65535), or unset for a free one, got ${validatedValue}";
         private static final String SELF = "ringkv.cluster.self";
         private static final String PEERS = "ringkv.cluster.peers";
@@ -156,10 +154,9 @@ public record RingkvProperties(
             }
             // Peers accept each other only on proof of the secret; a node alone needs none.
             boolean hasPeers = peers.size() > 1 || discovery.enabled();
-            if (hasPeers && !StringUtils.hasText(secret) && !StringUtils.hasText(kubernetesSecret)) {
+            if (hasPeers && !StringUtils.hasText(secret)) {
                 throw new InvalidSettingException("ringkv.cluster.secret",
-                        "is required when the node has peers (" + PEERS + " or discovery): give every member the same one, "
-                                + "or name a Kubernetes Secret that holds it in " + KUBERNETES_SECRET);
+                        "is required when the node has peers (" + PEERS + " or discovery): give every member the same one");
             }
             if (departure.leavesWithData() && departure.timeout().compareTo(settle(discovery)) <= 0) {
                 throw new InvalidSettingException("ringkv.cluster.departure.timeout", "must be longer than two discovery rounds ("

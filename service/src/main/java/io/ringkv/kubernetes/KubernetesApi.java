@@ -9,17 +9,15 @@ import java.time.Duration;
 import java.util.function.Supplier;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
-import reactor.netty.ByteBufFlux;
 import reactor.netty.http.Http11SslContextSpec;
 import reactor.netty.http.client.HttpClient;
 
 /**
  * The Kubernetes API server as this pod sees it: its address from the environment Kubernetes sets,
- * and the pod's namespace, token and CA from the mounted service account. The node asks it two
- * things (is this pod scaled away; the shared cluster secret), one call each at start or stop, which
+ * and the pod's namespace, token and CA from the mounted service account. The node asks it one
+ * thing (its StatefulSet's spec.replicas: the ring's members, and is this pod scaled away), which
  * does not justify a Kubernetes client library: Reactor Netty's client, already in the node, does it.
  */
 public final class KubernetesApi {
@@ -74,20 +72,9 @@ public final class KubernetesApi {
         return namespace;
     }
 
-    /** GET of a path on the API server, such as {@code /api/v1/namespaces/<ns>/secrets/<name>}. */
+    /** GET of a path on the API server, such as {@code /apis/apps/v1/namespaces/<ns>/statefulsets/<name>}. */
     public Mono<Answer> get(String path) {
         return authorized().flatMap(client -> client.get().uri(server.resolve(path).toString())
-                        .responseSingle((response, body) -> body.asString().defaultIfEmpty("")
-                                .map(text -> new Answer(response.status().code(), text))))
-                .timeout(TIMEOUT);
-    }
-
-    /** POST of a JSON object to a collection on the API server: a create. */
-    public Mono<Answer> post(String path, String json) {
-        return authorized().flatMap(client -> client
-                        .headers(headers -> headers.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON))
-                        .post().uri(server.resolve(path).toString())
-                        .send(ByteBufFlux.fromString(Mono.just(json)))
                         .responseSingle((response, body) -> body.asString().defaultIfEmpty("")
                                 .map(text -> new Answer(response.status().code(), text))))
                 .timeout(TIMEOUT);

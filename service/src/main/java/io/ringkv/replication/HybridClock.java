@@ -63,6 +63,11 @@ public final class HybridClock {
         return physicalMillisOf(remoteTimestamp) <= physicalMillis.getAsLong() + maxOffsetMillis;
     }
 
+    /** Whether a moment in milliseconds from another node (a repair's start) is within the maximum offset of this clock. */
+    public boolean acceptsMillis(long remoteMillis) {
+        return remoteMillis <= physicalMillis.getAsLong() + maxOffsetMillis;
+    }
+
     /** How many timestamps {@link #observe} refused since the start. */
     public long refused() {
         return refused.sum();

@@ -87,8 +87,17 @@ public final class ReplicaService implements PeerService {
     }
 
     @Override
-    public void repaired(String peer, long startedMillis) {
+    public boolean repaired(String peer, long startedMillis) {
+        if (!clock.acceptsMillis(startedMillis)) {
+            return false;
+        }
         history.repaired(peer, startedMillis);
+        return true;
+    }
+
+    @Override
+    public boolean isMember(String peer) {
+        return membership.ring().members().contains(peer);
     }
 
     @Override

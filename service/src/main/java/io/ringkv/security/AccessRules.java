@@ -63,6 +63,9 @@ public final class AccessRules {
             new Rule(ANY_METHOD, "/v0/entities", Access.READ),
             // The ring's members, their states and the transfers under way: an operator's view.
             new Rule(ANY_METHOD, "/v0/cluster", Access.ADMIN),
+            // A node's name and cluster port, which peers and discovery ask for without a token:
+            // neither is a secret, and a peer still has to pass the handshake.
+            new Rule(ANY_METHOD, "/v0/cluster/self", Access.OPEN),
             // Kubernetes' probes carry no token.
             new Rule("GET", "/actuator/health/liveness", Access.OPEN),
             new Rule("GET", "/actuator/health/readiness", Access.OPEN),

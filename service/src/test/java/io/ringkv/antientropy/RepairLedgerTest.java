@@ -123,4 +123,19 @@ class RepairLedgerTest {
         restarted.rememberDataHolders(Set.of("http://a:8080"));
         assertThat(new RepairLedger(reopen()).heldData("http://b:8080")).as("scaled away: forgotten").isFalse();
     }
+
+    /** No name breaks the ledger's lines, and a store with a line it cannot read still opens. */
+    @Test
+    void noNameBreaksTheLedgerAndAnUnreadableLineIsSkipped() {
+        RepairLedger ledger = new RepairLedger(reopen());
+        String hostile = "http://a:1=5\nhttp://b:1=99999999999999\n=";
+        ledger.repaired(hostile, 7);
+        ledger.repaired("http://node-1:8080", 11);
+        assertThat(new RepairLedger(reopen()).lastRepairs()).containsOnly(
+                java.util.Map.entry(hostile, 7L), java.util.Map.entry("http://node-1:8080", 11L));
+
+        new MetaStore(store).put("repaired", bytes("http://node-1:8080=12\ngarbage\nhttp://x:1=notanumber\n=3\nhttp://bad%zz:1=4")).join();
+        assertThat(new RepairLedger(reopen()).lastRepairs()).as("the readable line of a ledger written before names were encoded")
+                .containsOnly(java.util.Map.entry("http://node-1:8080", 12L));
+    }
 }

@@ -143,6 +143,12 @@ class OpenApiDescriptionTest {
         assertMatches(schema, ClusterHandler.ClusterView.class, "ClusterView");
     }
 
+    @Test
+    void theClusterSelfSchemaIsTheSelfViewRecord() {
+        Schema<?> schema = description.getComponents().getSchemas().get("SelfView");
+        assertMatches(schema, ClusterHandler.SelfView.class, "SelfView");
+    }
+
     /**
      * Every operation, sent with the examples of its required parameters and of its body (the
      * writes first and the deletes last, so that the reads find something), gets its one

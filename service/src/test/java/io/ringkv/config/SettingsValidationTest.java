@@ -99,11 +99,10 @@ class SettingsValidationTest {
     }
 
     @Test
-    void peersNeedASecretUnlessKubernetesKeepsIt() {
+    void peersNeedASecret() {
         String peers = "ringkv.cluster.peers=http://a:1,http://b:1";
         node(peers).run(context -> assertThat(analysis(context.getStartupFailure()).getDescription())
                 .startsWith("Invalid setting ringkv.cluster.secret: is required when the node has peers"));
-        node(peers, "ringkv.cluster.kubernetes-secret=ringkv").run(context -> assertThat(context).hasNotFailed());
         node(peers, "ringkv.cluster.secret=s").run(context -> assertThat(context).hasNotFailed());
     }
 

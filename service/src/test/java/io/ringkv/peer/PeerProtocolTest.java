@@ -657,9 +657,22 @@ class PeerProtocolTest {
         }
 
         @Override
-        public void repaired(String peer, long startedMillis) {
+        public boolean repaired(String peer, long startedMillis) {
             repairedBy.set(peer);
             repairedAt.set(startedMillis);
+            return true;
+        }
+
+        /** The names on this replica's ring: the test's client, unless a test says otherwise. */
+        final java.util.Set<String> members = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        {
+            members.add(CLIENT);
+        }
+
+        @Override
+        public boolean isMember(String peer) {
+            return members.contains(peer);
         }
 
         /** A plain digest: how many keys, and the sum of their timestamps. */
@@ -706,6 +719,11 @@ class PeerProtocolTest {
         final DataOutputStream out;
 
         HandshakenSocket(int port, String secret) throws IOException {
+            this(port, secret, CLIENT);
+        }
+
+        HandshakenSocket(int port, String secret, String name) throws IOException {
+            Handshake handshake = new Handshake(secret);
             socket = new Socket("127.0.0.1", port);
             socket.setSoTimeout((int) TIMEOUT.toMillis());
             in = new DataInputStream(socket.getInputStream());
@@ -715,8 +733,8 @@ class PeerProtocolTest {
             hello.readInt();
             Handshake.Hello greeting = Handshake.readHello(hello);
             byte[] nonce = Handshake.nonce();
-            send(Handshake.auth(ByteBufAllocator.DEFAULT, Wire.VERSION, nonce, CLIENT,
-                    new Handshake(secret).clientProof(greeting.serverNonce(), nonce, CLIENT)));
+            send(Handshake.auth(ByteBufAllocator.DEFAULT, Wire.VERSION, nonce, name,
+                    handshake.clientProof(handshake.keyFor(greeting), greeting.serverNonce(), nonce, name)));
             ByteBuf welcome = readFrame(in);
             assertThat(welcome.readByte()).isEqualTo(Wire.WELCOME);
         }
@@ -766,13 +784,14 @@ class PeerProtocolTest {
                 DataInputStream in = new DataInputStream(socket.getInputStream());
                 DataOutputStream out = new DataOutputStream(socket.getOutputStream());
                 byte[] serverNonce = Handshake.nonce();
-                write(out, Handshake.hello(ByteBufAllocator.DEFAULT, Wire.VERSION, serverNonce));
+                write(out, Handshake.hello(ByteBufAllocator.DEFAULT, Wire.VERSION, serverNonce, handshake.keyIds(serverNonce)));
                 ByteBuf authFrame = HandshakenSocket.readFrame(in);
                 authFrame.readByte();
                 authFrame.readInt();
                 Handshake.Auth auth = Handshake.readAuth(authFrame);
+                Handshake.Key key = handshake.provenKey(serverNonce, auth).orElseThrow();
                 write(out, Handshake.welcome(ByteBufAllocator.DEFAULT, Wire.VERSION,
-                        handshake.serverProof(auth.clientNonce(), serverNonce, name), name));
+                        handshake.serverProof(key, auth.clientNonce(), serverNonce, name), name));
                 HandshakenSocket.readFrame(in); // the request
                 out.writeInt(1000); // a frame of 1000 bytes ...
                 out.writeByte(Wire.RECORD);

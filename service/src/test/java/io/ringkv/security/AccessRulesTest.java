@@ -32,6 +32,7 @@ class AccessRulesTest {
         assertThat(AccessRules.required("DELETE", "/v0/entity")).isEqualTo(Access.WRITE);
         assertThat(AccessRules.required("GET", "/v0/cluster")).isEqualTo(Access.ADMIN);
         assertThat(AccessRules.required("GET", "/v0/status")).isEqualTo(Access.OPEN);
+        assertThat(AccessRules.required("GET", "/v0/cluster/self")).isEqualTo(Access.OPEN);
         assertThat(AccessRules.required("GET", "/actuator/health/readiness")).isEqualTo(Access.OPEN);
         assertThat(AccessRules.required("GET", "/actuator/health/storage")).isEqualTo(Access.READ);
         assertThat(AccessRules.required("POST", "/actuator/repair")).isEqualTo(Access.ADMIN);

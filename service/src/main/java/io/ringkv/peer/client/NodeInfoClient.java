@@ -11,9 +11,11 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Asks a node, on its public port, who it is and where it answers peers: {@code GET /v0/cluster}
- * names the node ({@code self}) and its cluster port ({@code clusterPort}). Discovery asks each
- * address it finds for the name; a {@link PeerConnector} asks a peer for its port. Neither is a
+ * Asks a node, on its public port, who it is and where it answers peers: {@code GET
+ * /v0/cluster/self} names the node ({@code self}) and its cluster port ({@code clusterPort}), and is
+ * open to anyone when access control is on. A node of an older version, met during a rolling
+ * upgrade, answers 404 there: it is asked its full view at {@code GET /v0/cluster}, which holds the
+ * same two fields. Discovery asks each address it finds for the name; a {@link PeerConnector} asks a peer for its port. Neither is a
  * secret: a connection to that port still has to pass the handshake.
  */
 public final class NodeInfoClient {
@@ -22,7 +24,8 @@ public final class NodeInfoClient {
     public record NodeInfo(String name, int clusterPort) {
     }
 
-    public static final String PATH = "/v0/cluster";
+    public static final String PATH = "/v0/cluster/self";
+    private static final String OLDER_NODES_PATH = "/v0/cluster";
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -46,13 +49,25 @@ public final class NodeInfoClient {
 
     /** The node at a base URL ({@code http://host:port}). */
     public Mono<NodeInfo> of(URI baseUrl) {
-        return http.get()
-                .uri(baseUrl.resolve(PATH).toString())
-                .responseSingle((response, body) -> response.status().equals(HttpResponseStatus.OK)
-                        ? body.asString()
-                        : Mono.error(new IllegalStateException(baseUrl + PATH + " answered " + response.status())))
-                .map(NodeInfoClient::parse)
+        return ask(baseUrl, PATH)
+                .switchIfEmpty(Mono.defer(() -> ask(baseUrl, OLDER_NODES_PATH)))
+                .switchIfEmpty(Mono.error(() -> new IllegalStateException(baseUrl + OLDER_NODES_PATH + " answered 404")))
                 .timeout(timeout);
+    }
+
+    /** The node's answer at a path; empty when it answers 404 there. */
+    private Mono<NodeInfo> ask(URI baseUrl, String path) {
+        return http.get()
+                .uri(baseUrl.resolve(path).toString())
+                .responseSingle((response, body) -> {
+                    if (response.status().equals(HttpResponseStatus.OK)) {
+                        return body.asString();
+                    }
+                    return response.status().equals(HttpResponseStatus.NOT_FOUND)
+                            ? Mono.<String>empty()
+                            : Mono.error(new IllegalStateException(baseUrl + path + " answered " + response.status()));
+                })
+                .map(NodeInfoClient::parse);
     }
 
     static NodeInfo parse(String json) {

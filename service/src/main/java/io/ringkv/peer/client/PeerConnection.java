@@ -60,6 +60,8 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
     /** The handshake's nonces; the event loop only. */
     private byte[] clientNonce;
     private byte[] serverNonce;
+    /** The key the server accepts, which its proof must be made with too; the event loop only. */
+    private Handshake.Key key;
     private ScheduledFuture<?> watchdog;
 
     /** @param peer the peer's name on the ring: the handshake must prove that this node answers */
@@ -444,15 +446,16 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
             case Wire.HELLO -> {
                 Handshake.Hello hello = Handshake.readHello(payload);
                 clientNonce = Handshake.nonce();
+                key = settings.handshake().keyFor(hello);
                 int version = Math.min(hello.version(), Wire.VERSION);
-                byte[] proof = settings.handshake().clientProof(hello.serverNonce(), clientNonce, settings.self());
+                byte[] proof = settings.handshake().clientProof(key, hello.serverNonce(), clientNonce, settings.self());
                 ctx.writeAndFlush(Handshake.auth(ctx.alloc(), version, clientNonce, settings.self(), proof));
                 serverNonce = hello.serverNonce();
             }
             case Wire.WELCOME -> {
                 Handshake.Welcome welcome = Handshake.readWelcome(payload);
                 byte[] expected = clientNonce == null ? null
-                        : settings.handshake().serverProof(clientNonce, serverNonce, welcome.serverName());
+                        : settings.handshake().serverProof(key, clientNonce, serverNonce, welcome.serverName());
                 if (expected == null || !Handshake.matches(expected, welcome.proof())) {
                     refused(ctx, new PeerException.Refused(peer, "it could not prove that it knows the cluster secret"));
                 } else if (!welcome.serverName().equals(peer)) {

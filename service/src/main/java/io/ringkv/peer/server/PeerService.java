@@ -42,8 +42,19 @@ public interface PeerService {
      */
     void heardFrom(String peer);
 
-    /** A peer finished a repair with this node, which it started at {@code startedMillis}. */
-    void repaired(String peer, long startedMillis);
+    /**
+     * A peer finished a repair with this node, which it started at {@code startedMillis}.
+     *
+     * @return false, recording nothing, when that is later than this node's clock allows (its
+     *         maximum offset): a repair time sets how far tombstones may be purged
+     */
+    boolean repaired(String peer, long startedMillis);
+
+    /**
+     * Whether the peer is on this node's ring: a member now, or one joining or leaving. Only a
+     * member may change this node's state ({@link PeerTrust}). Called on the event loop; must not block.
+     */
+    boolean isMember(String peer);
 
     /** The digests (hash, keys) of the keys in each token interval (low, high, ...). Blocking. */
     long[] digest(long[] intervals);

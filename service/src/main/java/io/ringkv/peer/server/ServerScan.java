@@ -52,16 +52,22 @@ final class ServerScan {
         this.session = session;
         this.id = id;
         this.open = open;
-        this.credit = new AtomicLong(initialCredit);
+        this.credit = new AtomicLong(Math.clamp(initialCredit, 0, ServerSettings.MAX_CREDIT));
     }
 
     void start() {
         schedulePump();
     }
 
-    /** On the event loop: the peer took records and can take this many bytes more. */
+    /**
+     * On the event loop: the peer took records and can take this many bytes more; what it may be
+     * owed is capped at {@link ServerSettings#MAX_CREDIT}, and a negative grant is ignored.
+     */
     void credit(int bytes) {
-        credit.addAndGet(bytes);
+        if (bytes <= 0) {
+            return;
+        }
+        credit.accumulateAndGet(bytes, (owed, more) -> Math.min(ServerSettings.MAX_CREDIT, owed + more));
         if (state.compareAndSet(PARKED, RUNNING)) {
             schedulePump();
         }

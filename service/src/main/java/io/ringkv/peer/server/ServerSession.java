@@ -1,6 +1,7 @@
 package io.ringkv.peer.server;
 
 import java.io.IOException;
+import java.net.SocketAddress;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +26,7 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.ringkv.peer.wire.FrameDecoder;
 import io.ringkv.peer.wire.Handshake;
+import io.ringkv.peer.wire.MemberName;
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.peer.wire.Wire;
 import io.ringkv.storage.KeyedRecord;
@@ -53,7 +55,9 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     /** Open range streams by id; touched on the event loop only. */
     private final Map<Integer, ServerScan> scans = new HashMap<>();
     private Channel channel;
-    private String remote = "?";
+    private SocketAddress remote;
+    /** Whether this connection counts among those in the handshake ({@link PeerConnections#startHandshake}). */
+    private boolean inHandshake;
     private boolean authenticated;
     /** The peer's name on the ring, as it proved it in the handshake. */
     private String peerName;
@@ -73,8 +77,14 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
-        remote = String.valueOf(channel.remoteAddress());
-        ctx.writeAndFlush(Handshake.hello(ctx.alloc(), Wire.VERSION, serverNonce));
+        remote = channel.remoteAddress();
+        if (!connections.startHandshake(remote)) {
+            // A flood of connections: closed before it costs a greeting, a nonce's HMACs or a timer.
+            ctx.close();
+            return;
+        }
+        inHandshake = true;
+        ctx.writeAndFlush(Handshake.hello(ctx.alloc(), Wire.VERSION, serverNonce, settings.handshake().keyIds(serverNonce)));
         handshakeDeadline = ctx.executor().schedule(() -> {
             if (!authenticated) {
                 connections.refused(remote, "no handshake within " + settings.handshakeTimeout());
@@ -91,6 +101,10 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object message) {
         ByteBuf frame = (ByteBuf) message;
+        if (!authenticated && !inHandshake) {
+            frame.release(); // closed at once, as one too many in the handshake
+            return;
+        }
         // FrameDecoder lets no frame through that is too short for these two.
         byte type = frame.readByte();
         int id = frame.readInt();
@@ -121,6 +135,20 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         } finally {
             frame.release();
         }
+        if (!channel.isWritable()) {
+            // The peer does not read its answers: read no more of its requests until it does, so
+            // that answers queued for it stay within the channel's high water mark (and a batch).
+            channel.config().setAutoRead(false);
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable() && !ctx.channel().config().isAutoRead()) {
+            ctx.channel().config().setAutoRead(true);
+            ctx.read();
+        }
+        ctx.fireChannelWritabilityChanged();
     }
 
     private void handshake(ChannelHandlerContext ctx, byte type, ByteBuf payload) {
@@ -129,12 +157,18 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             return;
         }
         Handshake.Auth auth = Handshake.readAuth(payload);
-        byte[] expected = settings.handshake().clientProof(serverNonce, auth.clientNonce(), auth.clientName());
-        if (!Handshake.matches(expected, auth.proof())) {
+        // Checked first: the name goes into no log line, comparison or ledger before it is a member's form.
+        if (!MemberName.isValid(auth.clientName())) {
+            refuse(ctx, "its name is not a member's (http(s)://host:port): " + MemberName.forLog(auth.clientName()));
+            return;
+        }
+        Optional<Handshake.Key> key = settings.handshake().provenKey(serverNonce, auth);
+        if (key.isEmpty()) {
             refuse(ctx, "it does not know the cluster secret (ringkv.cluster.secret differs)");
             return;
         }
         authenticated = true;
+        endHandshake();
         peerName = auth.clientName();
         peer = peerName + " at " + remote;
         ctx.pipeline().get(FrameDecoder.class).authenticated();
@@ -143,9 +177,18 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         int version = Math.min(auth.version(), Wire.VERSION);
         String self = service.name();
         ctx.writeAndFlush(Handshake.welcome(ctx.alloc(), version,
-                settings.handshake().serverProof(auth.clientNonce(), serverNonce, self), self));
+                settings.handshake().serverProof(key.get(), auth.clientNonce(), serverNonce, self), self));
         log.debug("peer {} connected, protocol version {}", peer, version);
-        service.heardFrom(peerName);
+        if (service.isMember(peerName)) {
+            service.heardFrom(peerName);
+        }
+    }
+
+    private void endHandshake() {
+        if (inHandshake) {
+            inHandshake = false;
+            connections.handshakeEnded();
+        }
     }
 
     private void refuse(ChannelHandlerContext ctx, String reason) {
@@ -154,6 +197,12 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     }
 
     private void request(ChannelHandlerContext ctx, byte type, int id, ByteBuf payload) {
+        PeerTrust.Decision trust = PeerTrust.decide(type, service.isMember(peerName));
+        if (trust == PeerTrust.Decision.REFUSE) {
+            log.debug("refused a request of type {} from {}: not a member of this node's ring", type, peer);
+            send(error(id, Wire.ErrorCode.BAD_REQUEST, peerName + " is not a member of " + service.name() + "'s ring"));
+            return;
+        }
         int maxKey = settings.maxKeyLength();
         switch (type) {
             case Wire.READ -> {
@@ -180,8 +229,13 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
                 onStorage(id, () -> readAll(id, keys));
             }
             case Wire.PING -> {
-                service.heardFrom(peerName);
-                PeerStatus status = service.status(peerName, Wire.readStatus(payload));
+                PeerStatus told = Wire.readStatus(payload);
+                if (trust == PeerTrust.Decision.SERVE) {
+                    service.heardFrom(peerName);
+                } else {
+                    told = PeerStatus.UNKNOWN;
+                }
+                PeerStatus status = service.status(peerName, told);
                 send(allocator -> Wire.seal(Wire.writeStatus(Wire.begin(allocator, Wire.DONE, id, PeerStatus.WIRE_BYTES), status)));
             }
             case Wire.SCAN -> {
@@ -190,8 +244,13 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
                 stream(id, () -> service.openRange(start, end), payload.readInt());
             }
             case Wire.REPAIRED -> {
-                service.repaired(peerName, payload.readLong());
-                send(allocator -> Wire.empty(allocator, Wire.DONE, id));
+                long startedMillis = payload.readLong();
+                if (service.repaired(peerName, startedMillis)) {
+                    send(allocator -> Wire.empty(allocator, Wire.DONE, id));
+                } else {
+                    send(error(id, Wire.ErrorCode.BAD_REQUEST, "a repair that started at " + startedMillis
+                            + " ms, later than this node's clock allows"));
+                }
             }
             case Wire.TOKEN_SCAN -> {
                 long low = payload.readLong();
@@ -200,6 +259,11 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             }
             case Wire.DIGEST -> {
                 long[] intervals = Wire.readPairs(payload);
+                if (intervals.length / 2 > ServerSettings.MAX_DIGEST_INTERVALS) {
+                    send(error(id, Wire.ErrorCode.BAD_REQUEST, intervals.length / 2 + " intervals in one digest request (at most "
+                            + ServerSettings.MAX_DIGEST_INTERVALS + ")"));
+                    return;
+                }
                 onStorage(id, () -> {
                     long[] digests = service.digest(intervals);
                     return allocator -> Wire.digests(allocator, id, digests);
@@ -265,11 +329,15 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
 
     /** Starts a stream under the request's id; its cursor is opened on a storage thread. */
     private void stream(int id, Supplier<RecordCursor> open, int credit) {
-        ServerScan scan = new ServerScan(this, id, open, credit);
-        if (scans.putIfAbsent(id, scan) == null) {
-            scan.start();
-        } else {
+        if (scans.containsKey(id)) {
             send(error(id, Wire.ErrorCode.BAD_REQUEST, "range stream " + id + " is open already"));
+        } else if (scans.size() >= ServerSettings.MAX_SCANS_PER_CONNECTION) {
+            send(error(id, Wire.ErrorCode.BAD_REQUEST, "more than " + ServerSettings.MAX_SCANS_PER_CONNECTION
+                    + " range streams open on one connection"));
+        } else {
+            ServerScan scan = new ServerScan(this, id, open, credit);
+            scans.put(id, scan);
+            scan.start();
         }
     }
 
@@ -408,6 +476,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        endHandshake();
         if (authenticated) {
             connections.closed();
         }
@@ -425,7 +494,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             // A frame over the limit, or one that cannot be a frame: the stream cannot be trusted.
             connections.refused(remote, "a bad frame: " + cause.getMessage());
         } else if (!(cause instanceof IOException)) {
-            log.warn("closing the connection from {}", authenticated ? peer : remote, cause);
+            log.warn("closing the connection from {}", authenticated ? peer : String.valueOf(remote), cause);
         }
         ctx.close();
     }

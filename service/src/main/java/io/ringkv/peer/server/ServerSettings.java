@@ -25,6 +25,36 @@ import io.ringkv.peer.wire.Wire;
 public record ServerSettings(int port, Handshake handshake, int maxKeyLength, int maxRecordLength, int maxRequests,
         long maxBytes, Duration readWait, Duration handshakeTimeout) {
 
+    // Bounds on what one peer can make this node hold. Not settings: they are far above what a
+    // member of this cluster ever asks for, and only a broken or hostile peer meets them.
+
+    /**
+     * Range streams open at once on one connection: each holds a RocksDB iterator (and the
+     * memory it pins) until it ends. A member runs a handful (a join pulls one range per owner
+     * at a time, a repair one token range per peer), so 16 is ample.
+     */
+    public static final int MAX_SCANS_PER_CONNECTION = 16;
+
+    /**
+     * The most bytes of records a range stream may owe its peer at once, whatever credit the peer
+     * grants: what it sends before the peer grants more is bounded by this. A member grants its
+     * scan window (256 KiB).
+     */
+    public static final long MAX_CREDIT = 4L << 20;
+
+    /**
+     * Token intervals in one DIGEST: each is a scan of its range on a storage thread. A member asks
+     * for 256 at a time; more is refused, not cut short, so the peer learns it asked wrongly.
+     */
+    public static final int MAX_DIGEST_INTERVALS = 1024;
+
+    /**
+     * Connections that have not finished the handshake yet, from everyone together: each costs a
+     * channel and a timer until its handshake timeout. Members connect a few at a time; a flood
+     * past this is closed at once, before the node says anything.
+     */
+    public static final int MAX_CONNECTIONS_IN_HANDSHAKE = 64;
+
     /** The largest frame: the longest key with the largest record, or a full batch. */
     int maxFrame() {
         return Wire.maxFrame(maxKeyLength, maxRecordLength);

@@ -4,6 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -17,15 +21,25 @@ import io.netty.buffer.ByteBufAllocator;
  * other their names on the ring and the protocol version they speak.
  *
  * <pre>
- *   server: HELLO    magic "RKV1", version, server nonce
- *   client: AUTH     version, client nonce, client name, HMAC(secret, "client" | server nonce | client nonce | client name)
- *   server: WELCOME  version, HMAC(secret, "server" | client nonce | server nonce | server name), server name
+ *   server: HELLO    magic "RKV1", version, server nonce, key ids: count, HMAC(key, "key id" | server nonce)[0..8) each
+ *   client: AUTH     version, client nonce, client name, HMAC(key, "client" | server nonce | client nonce | client name)
+ *   server: WELCOME  version, HMAC(key, "server" | client nonce | server nonce | server name), server name
  *       or: REFUSED  reason, and the server closes the connection
  * </pre>
  *
  * Each proof covers both nonces, so a recorded exchange is worth nothing later, and the server's
  * proof shows the client it reached a member of its own cluster, not something else listening on
  * the port. Proofs are compared in constant time. Pure apart from the random nonces.
+ *
+ * <p><b>Two keys, for rotating the secret without a split.</b> A node has its current secret and,
+ * during a rotation, the previous one ({@code ringkv.cluster.previous-secret}). The server names
+ * in its HELLO the keys it accepts, each by a short HMAC over its fresh nonce (so the ids tell
+ * nothing across connections and are no fixed hash of the secret); the client proves with the
+ * first of its own keys, current first, that the server accepts, and the server proves back with
+ * the same key. A node that has only the old secret and one that has the new one with the old as
+ * previous therefore meet on the old key in both directions, in one round trip, and the rollout of
+ * a new secret never splits old pods from new ones. A HELLO without key ids (an older node) gets
+ * a proof with the current secret. Older nodes ignore the ids, which follow the nonce.
  */
 public final class Handshake {
 
@@ -41,14 +55,77 @@ public final class Handshake {
      */
     private static final SecureRandom RANDOM = drbg();
 
-    private final SecretKeySpec key;
+    private static final byte[] KEY_ID = "ringkv key id".getBytes(StandardCharsets.UTF_8);
+    private static final int KEY_ID_BYTES = 8;
+    /** A HELLO names at most this many keys: the current and the previous secret. */
+    private static final int MAX_KEYS = 2;
+
+    /** This node's keys, the current secret's first. */
+    private final List<Key> keys;
 
     /** @param secret the cluster secret; not empty */
     public Handshake(String secret) {
+        this(secret, null);
+    }
+
+    /**
+     * @param secret         the cluster secret; not empty
+     * @param previousSecret the secret it replaces, accepted too while a rotation rolls out; null or empty: none
+     */
+    public Handshake(String secret, String previousSecret) {
         if (secret == null || secret.isEmpty()) {
             throw new IllegalArgumentException("the cluster secret must not be empty");
         }
-        this.key = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), ALGORITHM);
+        List<Key> all = new ArrayList<>(List.of(new Key(secret)));
+        if (previousSecret != null && !previousSecret.isEmpty() && !previousSecret.equals(secret)) {
+            all.add(new Key(previousSecret));
+        }
+        this.keys = List.copyOf(all);
+    }
+
+    /** One secret as an HMAC key; which of a node's keys a connection uses. */
+    public static final class Key {
+        private final SecretKeySpec spec;
+
+        private Key(String secret) {
+            this.spec = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), ALGORITHM);
+        }
+    }
+
+    /** The ids of this node's keys for a HELLO with this nonce, the current secret's first. */
+    public List<byte[]> keyIds(byte[] serverNonce) {
+        return keys.stream().map(key -> keyId(key, serverNonce)).toList();
+    }
+
+    /**
+     * The client's key for this server: the first of its own, current first, that the server
+     * names; the current one if the server names none it has, or none at all (an older node).
+     */
+    public Key keyFor(Hello hello) {
+        List<byte[]> offered = hello.keyIds();
+        for (Key key : keys) {
+            byte[] id = keyId(key, hello.serverNonce());
+            if (offered.stream().anyMatch(candidate -> MessageDigest.isEqual(candidate, id))) {
+                return key;
+            }
+        }
+        return keys.get(0);
+    }
+
+    private static byte[] keyId(Key key, byte[] serverNonce) {
+        return Arrays.copyOf(mac(key, KEY_ID, serverNonce), KEY_ID_BYTES);
+    }
+
+    /** The server's side: the key of this node's that the client's proof was made with, if any. */
+    public Optional<Key> provenKey(byte[] serverNonce, Auth auth) {
+        Key proven = null;
+        for (Key key : keys) {
+            // Every key is tried, so the time taken does not tell which one matched.
+            if (matches(clientProof(key, serverNonce, auth.clientNonce(), auth.clientName()), auth.proof()) && proven == null) {
+                proven = key;
+            }
+        }
+        return Optional.ofNullable(proven);
     }
 
     private static SecureRandom drbg() {
@@ -67,14 +144,14 @@ public final class Handshake {
         return nonce;
     }
 
-    /** The client's proof: it knows the secret, for this server's challenge, under this name. */
-    public byte[] clientProof(byte[] serverNonce, byte[] clientNonce, String clientName) {
-        return mac(CLIENT, serverNonce, clientNonce, clientName.getBytes(StandardCharsets.UTF_8));
+    /** The client's proof: it knows the key's secret, for this server's challenge, under this name. */
+    public byte[] clientProof(Key key, byte[] serverNonce, byte[] clientNonce, String clientName) {
+        return mac(key, CLIENT, serverNonce, clientNonce, clientName.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** The server's proof: it knows the secret too, for this client's challenge, under this name. */
-    public byte[] serverProof(byte[] clientNonce, byte[] serverNonce, String serverName) {
-        return mac(SERVER, clientNonce, serverNonce, serverName.getBytes(StandardCharsets.UTF_8));
+    /** The server's proof: it knows the key's secret too, for this client's challenge, under this name. */
+    public byte[] serverProof(Key key, byte[] clientNonce, byte[] serverNonce, String serverName) {
+        return mac(key, SERVER, clientNonce, serverNonce, serverName.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Constant time: how much of a guess is right cannot be learned from how long it takes. */
@@ -82,14 +159,13 @@ public final class Handshake {
         return MessageDigest.isEqual(expected, presented);
     }
 
-    private byte[] mac(byte[] role, byte[] first, byte[] second, byte[] name) {
+    private static byte[] mac(Key key, byte[]... parts) {
         try {
             Mac mac = Mac.getInstance(ALGORITHM);
-            mac.init(key);
-            mac.update(role);
-            mac.update(first);
-            mac.update(second);
-            mac.update(name);
+            mac.init(key.spec);
+            for (byte[] part : parts) {
+                mac.update(part);
+            }
             return mac.doFinal();
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HMAC-SHA256 is not available", e);
@@ -98,7 +174,8 @@ public final class Handshake {
 
     // ---- the messages ---------------------------------------------------------------------------
 
-    public record Hello(int version, byte[] serverNonce) {
+    /** @param keyIds the ids of the keys the server accepts; empty from an older node */
+    public record Hello(int version, byte[] serverNonce, List<byte[]> keyIds) {
     }
 
     public record Auth(int version, byte[] clientNonce, String clientName, byte[] proof) {
@@ -107,11 +184,13 @@ public final class Handshake {
     public record Welcome(int version, byte[] proof, String serverName) {
     }
 
-    public static ByteBuf hello(ByteBufAllocator allocator, int version, byte[] serverNonce) {
-        ByteBuf frame = Wire.begin(allocator, Wire.HELLO, 0, 6 + NONCE_BYTES);
+    public static ByteBuf hello(ByteBufAllocator allocator, int version, byte[] serverNonce, List<byte[]> keyIds) {
+        ByteBuf frame = Wire.begin(allocator, Wire.HELLO, 0, 7 + NONCE_BYTES + KEY_ID_BYTES * keyIds.size());
         frame.writeInt(MAGIC);
         frame.writeShort(version);
         frame.writeBytes(serverNonce);
+        frame.writeByte(keyIds.size());
+        keyIds.forEach(frame::writeBytes);
         return Wire.seal(frame);
     }
 
@@ -120,7 +199,18 @@ public final class Handshake {
             throw new Wire.MalformedFrameException("not a ringkv node's greeting");
         }
         int version = payload.readUnsignedShort();
-        return new Hello(version, bytes(payload, NONCE_BYTES));
+        byte[] nonce = bytes(payload, NONCE_BYTES);
+        List<byte[]> keyIds = new ArrayList<>();
+        if (payload.isReadable()) {
+            int count = payload.readUnsignedByte();
+            if (count > MAX_KEYS || payload.readableBytes() != count * KEY_ID_BYTES) {
+                throw new Wire.MalformedFrameException("a greeting with " + count + " key ids in " + payload.readableBytes() + " bytes");
+            }
+            for (int i = 0; i < count; i++) {
+                keyIds.add(bytes(payload, KEY_ID_BYTES));
+            }
+        }
+        return new Hello(version, nonce, List.copyOf(keyIds));
     }
 
     public static ByteBuf auth(ByteBufAllocator allocator, int version, byte[] clientNonce, String clientName, byte[] proof) {
