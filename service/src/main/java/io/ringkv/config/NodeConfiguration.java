@@ -5,6 +5,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -48,6 +49,9 @@ import io.ringkv.replication.ReplicaWindow;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.DnsDiscovery;
 import io.ringkv.ring.HashRing;
+import io.ringkv.security.ClientTokens;
+import io.ringkv.security.RequestCredential;
+import io.ringkv.security.Role;
 import io.ringkv.startup.WarmUp;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.RecordCodec;
@@ -150,12 +154,17 @@ public class NodeConfiguration {
 
     @Bean
     WarmUp warmUp(Coordinator coordinator, ClusterMembership membership, ReplicaDirectory replicaDirectory,
-            RingkvProperties properties, Environment environment, ObjectProvider<ClientSecurity> security) {
+            RingkvProperties properties, Environment environment, ObjectProvider<ClientSecurity> security,
+            ObjectProvider<ClientTokens> clientTokens) {
         var startup = properties.startup();
         // The port the server really listens on, known once it started (server.port may be 0).
         return new WarmUp(coordinator, membership, replicaDirectory,
                 () -> environment.getRequiredProperty("local.server.port", Integer.class),
-                security.getIfAvailable(() -> ClientSecurity.PLAINTEXT), new WarmUp.Settings(startup.warmUpRequests(), startup.warmUpTimeout(), properties.replication().timeout()));
+                security.getIfAvailable(() -> ClientSecurity.PLAINTEXT),
+                // With client authentication on, the warm-up's GETs need a read token like any client's.
+                () -> Optional.ofNullable(clientTokens.getIfAvailable()).map(tokens -> tokens.issue("warm-up", Role.READ))
+                        .orElse(RequestCredential.NONE),
+                new WarmUp.Settings(startup.warmUpRequests(), startup.warmUpTimeout(), properties.replication().timeout()));
     }
 
     /**

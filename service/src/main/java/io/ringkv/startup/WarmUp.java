@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 import org.slf4j.Logger;
@@ -11,6 +12,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.ringkv.lifecycle.Polling;
 import io.ringkv.peer.client.ClientSecurity;
 import io.ringkv.replication.Coordinator;
@@ -18,6 +20,7 @@ import io.ringkv.replication.RemoteReplica;
 import io.ringkv.replication.ReplicaDirectory;
 import io.ringkv.replication.ReplicationFactor;
 import io.ringkv.ring.ClusterMembership;
+import io.ringkv.security.RequestCredential;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
@@ -61,19 +64,23 @@ public final class WarmUp implements ApplicationRunner {
     private final ReplicaDirectory replicas;
     private final IntSupplier httpPort;
     private final ClientSecurity security;
+    private final Supplier<RequestCredential> credential;
     private final Settings settings;
 
     /**
-     * @param httpPort the port the public API listens on, known once it started
-     * @param security how that port is called: over TLS when the node speaks it
+     * @param httpPort   the port the public API listens on, known once it started
+     * @param security   how that port is called: over TLS when the node speaks it
+     * @param credential what the warm-up's requests carry: with client authentication on, a read
+     *                   token of the node's own, revoked once the warm-up is over
      */
     public WarmUp(Coordinator coordinator, ClusterMembership membership, ReplicaDirectory replicas, IntSupplier httpPort,
-            ClientSecurity security, Settings settings) {
+            ClientSecurity security, Supplier<RequestCredential> credential, Settings settings) {
         this.coordinator = coordinator;
         this.membership = membership;
         this.replicas = replicas;
         this.httpPort = httpPort;
         this.security = security;
+        this.credential = credential;
         this.settings = settings;
     }
 
@@ -92,8 +99,10 @@ public final class WarmUp implements ApplicationRunner {
         Duration left = settings.budget().minusNanos(System.nanoTime() - waitedFrom);
         List<String> reads = ownKeys("ringkv-warm-up-", settings.requests());
         List<String> writes = ownKeys("\u0000ringkv-warm-up-", settings.requests());
+        RequestCredential credential = this.credential.get();
         HttpClient http = security.secure(HttpClient.create())
-                .baseUrl(security.scheme() + "://127.0.0.1:" + httpPort.getAsInt()).responseTimeout(Duration.ofSeconds(5));
+                .baseUrl(security.scheme() + "://127.0.0.1:" + httpPort.getAsInt()).responseTimeout(Duration.ofSeconds(5))
+                .headers(headers -> credential.authorization().ifPresent(value -> headers.set(HttpHeaderNames.AUTHORIZATION, value)));
         Flux<Object> readPath = Flux.fromIterable(reads)
                 .flatMap(key -> http.get().uri("/v0/entity?id=" + key + "&replicas=1/1")
                         .responseSingle((response, body) -> body.then(Mono.just(response.status().code()))), 8)
@@ -124,6 +133,8 @@ public final class WarmUp implements ApplicationRunner {
                     Duration.ofNanos(System.nanoTime() - started).toMillis());
         } catch (IllegalStateException timeout) {
             log.warn("the warm-up did not finish within {}: ready anyway", settings.budget());
+        } finally {
+            credential.close();
         }
     }
 

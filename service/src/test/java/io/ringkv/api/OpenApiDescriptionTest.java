@@ -43,6 +43,8 @@ import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.function.server.support.RouterFunctionMapping;
 import org.springframework.web.util.UriBuilder;
 
+import io.ringkv.security.SecurityConfiguration;
+import io.ringkv.support.RouteTable;
 import io.ringkv.support.TestNode;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;
@@ -68,6 +70,8 @@ class OpenApiDescriptionTest {
     /** Tests run in the module's directory, service/. */
     private static final Path DESCRIPTION = Path.of("../docs/openapi.yaml");
     private static final Path API_SOURCES = Path.of("src/main/java", ApiRoutes.class.getPackageName().replace('.', '/'));
+    /** Client authentication answers for the API too (401, 403, and 400 for a token in the query string). */
+    private static final Path SECURITY_SOURCES = Path.of("src/main/java", SecurityConfiguration.class.getPackageName().replace('.', '/'));
 
     @TempDir
     static Path dataDir;
@@ -117,9 +121,9 @@ class OpenApiDescriptionTest {
     }
 
     /**
-     * The status codes the api package's code answers with, read from its source, are those the
-     * description lists for its operations; 405 is the route table's answer to other methods,
-     * described per path and checked above.
+     * The status codes the api and security packages' code answers with, read from their source,
+     * are those the description lists for its operations; 405 is the route table's answer to other
+     * methods, described per path and checked above.
      */
     @Test
     void describesEveryStatusCodeTheApiAnswersAndNoOther() throws IOException {
@@ -127,7 +131,9 @@ class OpenApiDescriptionTest {
         documentedOperations().values().forEach(operation ->
                 operation.getResponses().keySet().forEach(code -> described.add(Integer.parseInt(code))));
         described.add(HttpStatus.METHOD_NOT_ALLOWED.value());
-        assertThat(described).isEqualTo(StatusCodes.answeredIn(API_SOURCES));
+        Set<Integer> answered = new TreeSet<>(StatusCodes.answeredIn(API_SOURCES));
+        answered.addAll(StatusCodes.answeredIn(SECURITY_SOURCES));
+        assertThat(described).isEqualTo(answered);
     }
 
     /** A generated client reads /v0/cluster with these schemas: they must be the records Jackson serializes. */
@@ -268,145 +274,6 @@ class OpenApiDescriptionTest {
 
     private static String refName(String ref) {
         return ref.substring(ref.lastIndexOf('/') + 1);
-    }
-
-    /**
-     * What a RouterFunction routes, read with Spring's visitors: "METHOD path" for each route on
-     * a method and a path, and the paths of the routes on a path alone (their 405 for other
-     * methods). A predicate of any other kind fails the test rather than being misread.
-     */
-    record RouteTable(Set<String> operations, Set<String> anyMethodPaths) {
-
-        /** Every functional route among the handler mappings a node's requests go through. */
-        static RouteTable of(List<HandlerMapping> mappings) {
-            var table = new RouteTable(new TreeSet<>(), new TreeSet<>());
-            mappings.stream()
-                    .map(mapping -> mapping instanceof RouterFunctionMapping functional ? functional.getRouterFunction() : null)
-                    .filter(Objects::nonNull)
-                    .forEach(routes -> routes.accept(table.reader()));
-            return table;
-        }
-
-        private RouterFunctions.Visitor reader() {
-            return new RouterFunctions.Visitor() {
-                @Override
-                public void route(RequestPredicate predicate, HandlerFunction<?> handler) {
-                    var read = new MethodsAndPath();
-                    predicate.accept(read);
-                    if (read.path == null) {
-                        fail("a route without a path: " + predicate);
-                    } else if (read.methods.isEmpty()) {
-                        anyMethodPaths.add(read.path);
-                    } else {
-                        read.methods.forEach(method -> operations.add(method.name() + " " + read.path));
-                    }
-                }
-
-                @Override
-                public void startNested(RequestPredicate predicate) {
-                    fail("nested routes (" + predicate + "): teach OpenApiDescriptionTest.RouteTable to read them");
-                }
-
-                @Override
-                public void endNested(RequestPredicate predicate) {
-                }
-
-                @Override
-                public void resources(Function<ServerRequest, Mono<Resource>> lookup) {
-                    fail("static resources in the route table: describe them in " + DESCRIPTION + " and here");
-                }
-
-                @Override
-                public void attributes(Map<String, Object> attributes) {
-                }
-
-                @Override
-                public void unknown(RouterFunction<?> routerFunction) {
-                    fail("a route this test cannot read: " + routerFunction);
-                }
-            };
-        }
-    }
-
-    /** The methods and the path of a predicate made of method(...) and path(...) joined by and. */
-    private static final class MethodsAndPath implements RequestPredicates.Visitor {
-
-        final Set<HttpMethod> methods = new HashSet<>();
-        String path;
-
-        @Override
-        public void method(Set<HttpMethod> accepted) {
-            methods.addAll(accepted);
-        }
-
-        @Override
-        public void path(String pattern) {
-            assertThat(path).as("a route on two paths").isNull();
-            path = pattern;
-        }
-
-        @Override
-        public void startAnd() {
-        }
-
-        @Override
-        public void and() {
-        }
-
-        @Override
-        public void endAnd() {
-        }
-
-        @Override
-        public void pathExtension(String extension) {
-            unreadable("pathExtension(" + extension + ")");
-        }
-
-        @Override
-        public void header(String name, String value) {
-            unreadable("header(" + name + ")");
-        }
-
-        @Override
-        public void queryParam(String name, String value) {
-            unreadable("queryParam(" + name + ")");
-        }
-
-        @Override
-        public void version(String version) {
-            unreadable("version(" + version + ")");
-        }
-
-        @Override
-        public void startOr() {
-            unreadable("or");
-        }
-
-        @Override
-        public void or() {
-        }
-
-        @Override
-        public void endOr() {
-        }
-
-        @Override
-        public void startNegate() {
-            unreadable("negate");
-        }
-
-        @Override
-        public void endNegate() {
-        }
-
-        @Override
-        public void unknown(RequestPredicate predicate) {
-            unreadable(predicate.toString());
-        }
-
-        private static void unreadable(String what) {
-            fail("a route predicate this test cannot read (" + what + "): teach OpenApiDescriptionTest.MethodsAndPath");
-        }
     }
 
     /**

@@ -1,0 +1,44 @@
+package io.ringkv.security;
+
+import java.util.Set;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.AuthenticationException;
+import org.springframework.security.web.server.authentication.ServerAuthenticationConverter;
+import org.springframework.web.server.ServerWebExchange;
+
+import reactor.core.publisher.Mono;
+
+/**
+ * Finds a request's token in its {@code Authorization: Bearer} header, and nowhere else. A token
+ * in the query string is refused rather than ignored: URLs end up in access logs, proxies'
+ * logs and shell histories, and a client that sends one there must learn it at once.
+ */
+final class BearerTokens implements ServerAuthenticationConverter {
+
+    /** The query parameters OAuth 2 (RFC 6750) and common clients put a token in. */
+    static final Set<String> QUERY_PARAMETERS = Set.of("access_token", "token");
+    private static final String SCHEME = "Bearer ";
+
+    /** The request carried a token in its query string. */
+    static final class QueryStringTokenException extends AuthenticationException {
+        QueryStringTokenException() {
+            super("a token in the query string is refused");
+        }
+    }
+
+    @Override
+    public Mono<Authentication> convert(ServerWebExchange exchange) {
+        var request = exchange.getRequest();
+        if (request.getQueryParams().keySet().stream().anyMatch(QUERY_PARAMETERS::contains)) {
+            return Mono.error(new QueryStringTokenException());
+        }
+        String header = request.getHeaders().getFirst(HttpHeaders.AUTHORIZATION);
+        if (header == null || !header.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
+            // No token: the request is anonymous, and the access rules decide whether it may go on.
+            return Mono.empty();
+        }
+        return Mono.just(ClientAuthentication.presented(header.substring(SCHEME.length()).strip()));
+    }
+}

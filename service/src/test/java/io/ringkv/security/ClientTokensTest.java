@@ -1,0 +1,100 @@
+package io.ringkv.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ringkv.config.InvalidSettingException;
+import reactor.core.scheduler.Schedulers;
+
+class ClientTokensTest {
+
+    private static final String OLD = "old-0123456789abcdef";
+    private static final String NEW = "new-0123456789abcdef";
+
+    @TempDir
+    Path dir;
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
+    @Test
+    void aReplacedFileTakesEffectAtTheNextCheck() throws IOException {
+        Path file = write("tokens", OLD + " write app\n");
+        var tokens = ClientTokens.load(file, Schedulers.immediate(), meters);
+        assertThat(tokens.find(OLD)).contains(new Client("app", Role.WRITE));
+
+        // As Kubernetes updates a mounted Secret: a new file moved into place.
+        Files.move(write("tokens.new", NEW + " read app2\n"), file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        tokens.reload();
+        assertThat(tokens.find(NEW)).contains(new Client("app2", Role.READ));
+        assertThat(tokens.find(OLD)).isEmpty();
+    }
+
+    @Test
+    void aBrokenOrMissingFileKeepsTheTokensInForceAndIsCountedOnce() throws IOException {
+        Path file = write("tokens", OLD + " admin\n");
+        var tokens = ClientTokens.load(file, Schedulers.immediate(), meters);
+
+        write("tokens", OLD + " superuser\n" + NEW + " read\n");
+        tokens.reload();
+        tokens.reload();
+        assertThat(tokens.find(OLD)).hasValueSatisfying(client -> assertThat(client.role()).isEqualTo(Role.ADMIN));
+        assertThat(tokens.find(NEW)).isEmpty();
+        assertThat(meters.get("ringkv.security.tokens.reload.failures").counter().count()).isEqualTo(1);
+
+        Files.delete(file);
+        tokens.reload();
+        assertThat(tokens.find(OLD)).isPresent();
+        assertThat(meters.get("ringkv.security.tokens.reload.failures").counter().count()).isEqualTo(2);
+
+        // Fixed: used again.
+        write("tokens", NEW + " read\n");
+        tokens.reload();
+        assertThat(tokens.find(NEW)).isPresent();
+        assertThat(tokens.find(OLD)).isEmpty();
+    }
+
+    @Test
+    void anIssuedTokenWorksUntilClosedWhateverTheFileSays() throws IOException {
+        Path file = write("tokens", OLD + " admin\n");
+        var tokens = ClientTokens.load(file, Schedulers.immediate(), meters);
+        RequestCredential credential = tokens.issue("warm-up", Role.READ);
+        String token = credential.authorization().orElseThrow().substring("Bearer ".length());
+        assertThat(token).hasSizeGreaterThanOrEqualTo(TokenFile.MIN_TOKEN_LENGTH);
+        assertThat(tokens.find(token)).contains(new Client("warm-up", Role.READ));
+
+        write("tokens", NEW + " admin\n");
+        tokens.reload();
+        assertThat(tokens.find(token)).as("after a reload").isPresent();
+
+        credential.close();
+        assertThat(tokens.find(token)).isEmpty();
+        assertThat(tokens.find(NEW)).isPresent();
+        assertThat(tokens.issue("another", Role.READ).authorization()).isNotEqualTo(credential.authorization());
+    }
+
+    @Test
+    void aNodeDoesNotStartWithoutUsableTokens() throws IOException {
+        assertThatThrownBy(() -> ClientTokens.load(null, Schedulers.immediate(), meters))
+                .isInstanceOf(InvalidSettingException.class)
+                .hasMessageStartingWith("Invalid setting ringkv.security.tokens-file: not set");
+        assertThatThrownBy(() -> ClientTokens.load(dir.resolve("absent"), Schedulers.immediate(), meters))
+                .isInstanceOf(InvalidSettingException.class)
+                .hasMessageStartingWith("Invalid setting ringkv.security.tokens-file: cannot read");
+        Path empty = write("empty", "# to do\n");
+        assertThatThrownBy(() -> ClientTokens.load(empty, Schedulers.immediate(), meters))
+                .isInstanceOf(InvalidSettingException.class)
+                .hasMessageContaining("no tokens");
+    }
+
+    private Path write(String name, String content) throws IOException {
+        return Files.writeString(dir.resolve(name), content);
+    }
+}
