@@ -8,11 +8,15 @@ import java.util.function.Supplier;
 
 import javax.net.ssl.SSLPeerUnverifiedException;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
+import io.ringkv.logging.RateLimitedLog;
 import io.ringkv.peer.server.ProvenIdentity;
 
 /**
@@ -25,10 +29,12 @@ import io.ringkv.peer.server.ProvenIdentity;
 public final class PeerIdentityCheck extends ChannelInboundHandlerAdapter {
 
     private final Supplier<Collection<String>> members;
-    private final RefusalLog refusals;
+    private static final Logger log = LoggerFactory.getLogger(PeerIdentityCheck.class);
+
+    private final RateLimitedLog refusals;
     private boolean verified;
 
-    PeerIdentityCheck(Supplier<Collection<String>> members, RefusalLog refusals) {
+    PeerIdentityCheck(Supplier<Collection<String>> members, RateLimitedLog refusals) {
         this.members = members;
         this.refusals = refusals;
     }
@@ -38,15 +44,14 @@ public final class PeerIdentityCheck extends ChannelInboundHandlerAdapter {
         if (event instanceof SslHandshakeCompletionEvent completion) {
             if (!completion.isSuccess()) {
                 // The TLS handler closes the connection itself: no certificate, or not the CA's.
-                refusals.refused(ctx.channel().remoteAddress(), "TLS handshake failed: " + completion.cause());
+                refused(ctx, "TLS handshake failed: " + completion.cause());
             } else {
                 Set<String> hosts = certificateHosts(ctx);
                 if (PeerIdentity.isMember(hosts, members.get())) {
                     ctx.channel().attr(ProvenIdentity.NAMES).set(name -> PeerIdentity.names(hosts, PeerIdentity.hostOf(name)));
                     verified = true;
                 } else {
-                    refusals.refused(ctx.channel().remoteAddress(), "its certificate is for " + hosts
-                            + ", none of them the host of a member");
+                    refused(ctx, "its certificate is for " + hosts + ", none of them the host of a member");
                     ctx.close();
                     return;
                 }
@@ -63,6 +68,14 @@ public final class PeerIdentityCheck extends ChannelInboundHandlerAdapter {
             // Nothing reaches the peer protocol from a peer not (yet) known to be a member.
             ReferenceCountUtil.release(message);
             ctx.close();
+        }
+    }
+
+    private void refused(ChannelHandlerContext ctx, String why) {
+        long suppressed = refusals.record();
+        if (suppressed >= 0) {
+            log.warn("refused a peer connection from {}: {}{}", ctx.channel().remoteAddress(), why,
+                    suppressed == 0 ? "" : " (and " + suppressed + " more refused since the last such line)");
         }
     }
 

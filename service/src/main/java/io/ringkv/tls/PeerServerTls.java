@@ -1,8 +1,10 @@
 package io.ringkv.tls;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.function.Supplier;
 
+import io.ringkv.logging.RateLimitedLog;
 import io.ringkv.peer.server.PeerServerCustomizer;
 import reactor.netty.tcp.TcpServer;
 
@@ -18,7 +20,8 @@ final class PeerServerTls implements PeerServerCustomizer {
 
     private final TlsCertificates certificates;
     private final Supplier<Collection<String>> members;
-    private final RefusalLog refusals = new RefusalLog();
+    /** Refused connections may come in floods: one log line in ten seconds says how many. */
+    private final RateLimitedLog refusals = new RateLimitedLog(Duration.ofSeconds(10), System::nanoTime);
 
     /** @param members the names of the members this node placed on its ring, current or future */
     PeerServerTls(TlsCertificates certificates, Supplier<Collection<String>> members) {

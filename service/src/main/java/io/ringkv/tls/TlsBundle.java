@@ -8,8 +8,8 @@ import org.springframework.boot.ssl.pem.PemSslStoreDetails;
 
 /**
  * The node's certificate as Spring Boot's SSL bundle {@value #NAME}, which the public and the
- * management port serve ({@code server.ssl.bundle} and {@code management.server.ssl.bundle} in
- * application.yml). Updated with each new valid set of files: Spring Boot's Reactor Netty server
+ * management port serve ({@code server.ssl.bundle} and {@code management.server.ssl.bundle}, set
+ * by {@link TlsServerSettings}). Updated with each new valid set of files: Spring Boot's Reactor Netty server
  * then serves new connections with it, without a restart. Clients need no certificate there.
  */
 final class TlsBundle implements SslBundleRegistrar {
