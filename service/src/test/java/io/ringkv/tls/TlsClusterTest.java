@@ -38,7 +38,8 @@ import io.ringkv.support.PeerTestClient;
 import io.ringkv.support.TestNode;
 
 /**
- * Two nodes with TLS on every port: clients reach them over HTTPS only, writes replicate over
+ * Two nodes with TLS on every port and client tokens required, as the chart runs them: clients
+ * reach them over HTTPS only and with a token, writes replicate over
  * mutual TLS, a peer whose certificate is for another name or from another CA gets nothing on the
  * cluster port, and certificates replaced on disk under load are served without a failed request.
  */
@@ -46,6 +47,9 @@ class TlsClusterTest {
 
     @TempDir
     Path dir;
+
+    /** A write token of the nodes' tokens file, which every request of the test carries (see {@link #send}). */
+    private static final String TOKEN = "tls-test-write-token-0123456789";
 
     private final TestCertificates.Authority ca = new TestCertificates.Authority("ringkv test CA");
 
@@ -57,6 +61,8 @@ class TlsClusterTest {
         ca.writeCertificate(tls.resolve("ca.crt"));
         TestCertificates.Issued first = ca.issue("ringkv", "127.0.0.1", "localhost");
         first.writeTo(tls.resolve("tls.crt"), tls.resolve("tls.key"));
+        Path tokens = dir.resolve("tokens");
+        java.nio.file.Files.writeString(tokens, TOKEN + " write tls-test\n");
 
         List<Integer> ports = TestNode.freePorts(3);
         int managementPort = ports.get(2);
@@ -72,6 +78,8 @@ class TlsClusterTest {
             settings.put("ringkv.tls.private-key", tls.resolve("tls.key"));
             settings.put("ringkv.tls.ca", tls.resolve("ca.crt"));
             settings.put("ringkv.tls.check-interval", "200ms");
+            settings.put("ringkv.security.enabled", "true");
+            settings.put("ringkv.security.tokens-file", tokens);
             if (i == 0) {
                 settings.put("management.server.port", managementPort);
             }
@@ -94,6 +102,10 @@ class TlsClusterTest {
             assertThat(read.body()).isEqualTo("A");
             assertThat(send(https, HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + managementPort + "/actuator/health")).build())
                     .statusCode()).as("the management port speaks TLS too").isEqualTo(200);
+
+            HttpResponse<String> anonymous = https.send(HttpRequest.newBuilder(URI.create(node0 + "/v0/entity?id=a")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(anonymous.statusCode()).as("a request without a token, over TLS").isEqualTo(401);
 
             HttpClient plaintext = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
             assertThatThrownBy(() -> send(plaintext, HttpRequest.newBuilder(URI.create(nodes.get(0).url() + "/v0/status")).build()))
@@ -202,8 +214,8 @@ class TlsClusterTest {
     }
 
     private static HttpResponse<String> send(HttpClient client, HttpRequest request) throws IOException, InterruptedException {
-        return client.send(HttpRequest.newBuilder(request, (name, value) -> true).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return client.send(HttpRequest.newBuilder(request, (name, value) -> true).timeout(Duration.ofSeconds(10))
+                .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** Trusts the test CA; presents {@code own} if given (the cluster port asks for a certificate). */
