@@ -3,7 +3,7 @@
 #
 #   security_holds   the node runs as uid 10001 on a read-only root filesystem; an anonymous request
 #                    from another pod gets 401 (and the admin's 200 on the same path); the old HTTP
-#                    internal endpoints answer 404 on the public port, also with the secret; the
+#                    internal endpoints answer 403 to the admin, 401 to the old secret header; the
 #                    cluster port speaks TLS first: a plaintext client gets no RKV1 greeting and is
 #                    closed at once, a TLS client without a certificate of the release gets no
 #                    greeting either, one with it is greeted; the NetworkPolicy is installed.
@@ -27,21 +27,23 @@ security_holds() {
     || fail "the anonymous client pod failed: $anon"
   grep -q 'anonymous 401' <<<"$anon" || fail "an anonymous GET from another pod did not get 401: $anon"
   log "an anonymous GET /v0/entity from another pod: 401"
-  # The old HTTP internal endpoints are gone: 404 on the public port, with or without the secret.
+  # The old HTTP internal endpoints answer nothing: a path no access rule names is refused, 401
+  # without a token and 403 even to the admin (so that no spelling of a path slips past the rules;
+  # with security off they answer 404, HostileRequestsTest), also with the old secret header.
   forward "pod/$RELEASE-0"
   pod0=$BASE
   expect_status 200 GET "$pod0/v0/entity?id=survivor"
   code=$(command curl -s -o /dev/null -w '%{http_code}' --cacert "$RINGKV_CA_FILE" "$pod0/v0/entity?id=survivor")
   [ "$code" = 401 ] || fail "GET /v0/entity without a token answered $code, expected 401"
   for path in "/internal/v0/record?id=survivor" /internal/v0/identity; do
-    expect_status 404 GET "$pod0$path"
-    code=$(rcurl -s -o /dev/null -w '%{http_code}' -H "X-Ringkv-Cluster-Secret: $secret" "$pod0$path")
-    [ "$code" = 404 ] || fail "GET $path with the old secret header answered $code, expected 404"
+    expect_status 403 GET "$pod0$path"
+    code=$(command curl -s -o /dev/null -w '%{http_code}' --cacert "$RINGKV_CA_FILE" -H "X-Ringkv-Cluster-Secret: $secret" "$pod0$path")
+    [ "$code" = 401 ] || fail "GET $path with the old secret header and no token answered $code, expected 401"
   done
   cluster_port=$(rcurl -fs "$pod0/v0/cluster" | python3 -c 'import json, sys; print(json.load(sys.stdin).get("clusterPort"))')
   [ "$cluster_port" = 7070 ] || fail "GET /v0/cluster of $RELEASE-0 tells cluster port $cluster_port, expected 7070 (containerPorts.cluster)"
   stop_forwards
-  log "/internal/v0/record and /internal/v0/identity: 404 on the public port, also with the secret; /v0/cluster tells clusterPort 7070"
+  log "/internal/v0/record and /internal/v0/identity: 403 with the admin token, 401 with only the old secret header; /v0/cluster tells clusterPort 7070"
   # The cluster port of a pod, by its DNS name, from a pod that speaks plaintext: no RKV1 greeting
   # (the node waits for a TLS ClientHello), and a plaintext frame is answered by closing the
   # connection at once. nc -e keeps the connection open for writing while od reads, so only the node
