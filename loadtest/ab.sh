@@ -71,7 +71,7 @@ if [ "${B_SECURE:-0}" = 1 ]; then
   secure_token=ab-token-$(openssl rand -hex 16)
   printf '%s admin ab\n' "$secure_token" >"$work/tokens"
 fi
-urls() { printf '%s://127.0.0.1:%s,' "$scheme" "${ports[@]}"; }
+urls() { local port; for port in "${ports[@]}"; do printf '%s://127.0.0.1:%s,' "$scheme" "$port"; done; }
 # curl (await_node, allocated) trusts the run's CA and sends its token, when it has them.
 curl() { command curl ${token:+-H "Authorization: Bearer $token"} ${CURL_CA:+--cacert "$CURL_CA"} "$@"; }
 # Three wrk processes at once, one per node (the same URL three times for one node).
