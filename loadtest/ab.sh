@@ -15,9 +15,10 @@
 #
 # Settings (environment): WARMUP=60s DURATION=20s KEYSPACE=5000 VALUE_SIZE=1400 READ_RATIO=0.5
 # REPLICAS=2/3 (cluster only) JVM_FLAGS="" (more JVM flags for JAR_B's nodes only, to measure
-# flags: give the same jar twice; e.g. "-XX:-UseG1GC -XX:+UseZGC"). B_SECURE=1 runs JAR_B's nodes
+# flags: give the same jar twice; e.g. "-XX:-UseG1GC -XX:+UseZGC"). B_SECURE=all runs JAR_B's nodes
 # with TLS on every port and bearer tokens required (a fresh CA and node certificate from openssl;
-# wrk sends a write token), to measure what access control costs: give the same jar twice.
+# wrk sends an admin token), to measure what access control costs: give the same jar twice;
+# B_SECURE=tls or B_SECURE=tokens turns on one of the two.
 # Needs wrk (apt-get install wrk), curl, and openssl for B_SECURE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,7 +59,9 @@ trap 'stop_nodes; rm -rf "$work"' EXIT
 
 # The scheme and settings of the run in progress: plain, or (B_SECURE) TLS and tokens.
 scheme=http secure_args=() token=""
-if [ "${B_SECURE:-0}" = 1 ]; then
+b_secure=${B_SECURE:-none}
+case $b_secure in none|tls|tokens|all) ;; *) die "B_SECURE is none, tls, tokens or all; got $b_secure" ;; esac
+if [ "$b_secure" != none ]; then
   command -v openssl >/dev/null || die "B_SECURE needs openssl: apt-get install -y openssl"
   # One CA, one certificate for 127.0.0.1 that every node serves and presents to its peers.
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=ab-ca \
@@ -103,11 +106,14 @@ run() { # label jar secure [jvm flags]
   read -ra flags <<<"${4:-}" # split on blanks only, unglobbed (-Xlog:gc*:file=...)
   for flag in "${flags[@]}"; do jvm+=(--jvm "$flag"); done
   scheme=http secure_args=() token="" CURL_CA=""
-  if [ "$3" = 1 ]; then
-    scheme=https token=$secure_token CURL_CA=$work/ca.crt
-    secure_args=(--ringkv.tls.enabled=true --ringkv.tls.certificate="$work/node.crt"
-      --ringkv.tls.private-key="$work/node.key" --ringkv.tls.ca="$work/ca.crt"
-      --ringkv.security.enabled=true --ringkv.security.tokens-file="$work/tokens")
+  if [ "$3" = tls ] || [ "$3" = all ]; then
+    scheme=https CURL_CA=$work/ca.crt
+    secure_args+=(--ringkv.tls.enabled=true --ringkv.tls.certificate="$work/node.crt"
+      --ringkv.tls.private-key="$work/node.key" --ringkv.tls.ca="$work/ca.crt")
+  fi
+  if [ "$3" = tokens ] || [ "$3" = all ]; then
+    token=$secure_token
+    secure_args+=(--ringkv.security.enabled=true --ringkv.security.tokens-file="$work/tokens")
   fi
   [ "$target" = single ] || peers=$(urls)
   for port in "${ports[@]}"; do
@@ -144,11 +150,10 @@ print(f"{label:<12} {rate:9.0f} req/s  {cpu_us:6.1f} us CPU/req  {heap_kb:5.1f} 
 PY
 }
 
-b_secure=${B_SECURE:-0}
-log "$target: A=${jars[0]} B=${jars[1]}${JVM_FLAGS:+ (B with $JVM_FLAGS)}$( [ "$b_secure" = 1 ] && echo " (B with TLS and tokens)"), $rounds rounds, $warmup warm-up, $duration measured"
+log "$target: A=${jars[0]} B=${jars[1]}${JVM_FLAGS:+ (B with $JVM_FLAGS)} (B secure: $b_secure), $rounds rounds, $warmup warm-up, $duration measured"
 for round in $(seq "$rounds"); do
   order=(0 1); [ $((round % 2)) -eq 1 ] || order=(1 0)
   for which in "${order[@]}"; do
-    if [ "$which" -eq 0 ]; then run "A-$round" "${jars[0]}" 0; else run "B-$round" "${jars[1]}" "$b_secure" "${JVM_FLAGS:-}"; fi
+    if [ "$which" -eq 0 ]; then run "A-$round" "${jars[0]}" none; else run "B-$round" "${jars[1]}" "$b_secure" "${JVM_FLAGS:-}"; fi
   done
 done
