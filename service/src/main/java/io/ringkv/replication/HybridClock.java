@@ -60,7 +60,7 @@ public final class HybridClock {
 
     /** Whether {@link #observe} would take the timestamp in: within the maximum offset. Counts nothing. */
     public boolean accepts(long remoteTimestamp) {
-        return physicalMillisOf(remoteTimestamp) <= physicalMillis.getAsLong() + maxOffsetMillis;
+        return acceptsMillis(physicalMillisOf(remoteTimestamp));
     }
 
     /** Whether a moment in milliseconds from another node (a repair's start) is within the maximum offset of this clock. */

@@ -1,9 +1,5 @@
 package io.ringkv.tls;
 
-import java.util.Collection;
-import java.util.HashSet;
-import java.util.Set;
-
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -39,20 +35,15 @@ public class TlsConfiguration {
             return new PeerClientTls(certificates);
         }
 
-        /** Last, so that the TLS handler is first in the pipeline whatever other customizers add. */
+        /**
+         * Last, so that the TLS handler is first in the pipeline whatever other customizers add.
+         * The members are the ring's: those joining or leaving are on it too (their rings of
+         * movement are made of its members).
+         */
         @Bean
         @Order(Ordered.LOWEST_PRECEDENCE)
         PeerServerCustomizer peerServerTls(TlsCertificates certificates, ClusterMembership membership) {
-            return new PeerServerTls(certificates, () -> members(membership.view()));
-        }
-
-        /** Every member of any of this node's rings: a member joining or leaving still talks to the others. */
-        private static Collection<String> members(ClusterMembership.View view) {
-            Set<String> members = new HashSet<>(view.ring().members());
-            members.addAll(view.current().members());
-            members.addAll(view.future().members());
-            members.addAll(view.joining().keySet());
-            return members;
+            return new PeerServerTls(certificates, () -> membership.ring().members());
         }
     }
 }
