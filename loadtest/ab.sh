@@ -9,7 +9,8 @@
 # -Xmx256m as in the chart. Three wrk processes (-t1 -c16, one per node; the same node three
 # times for a single one) send the mixed load of loadtest/wrk/ringkv.lua for WARMUP, then for
 # DURATION measured. One line per run: requests per second, the nodes' CPU time (user + system,
-# every JVM of the target together) per request, the heap they allocated per request (Micrometer's
+# every JVM of the target together) per request and, beside it, the rest of the machine's (wrk's
+# and the kernel's: on one shared host the load generator's TLS competes with the nodes), the heap they allocated per request (Micrometer's
 # jvm.gc.memory.allocated: steadier from run to run than either rate), each wrk's p99, and non-2xx
 # answers.
 #
@@ -90,6 +91,9 @@ load() { # seconds-label output-prefix
   wait "${wrks[@]}"
 }
 cpu_ticks() { local sum=0 pid; for pid in "$@"; do sum=$((sum + $(awk '{print $14 + $15}' "/proc/$pid/stat"))); done; echo "$sum"; }
+# The whole machine's busy time (user, nice, system, irq, softirq), in the same ticks: less the
+# nodes', it is what wrk and the kernel's network path spent, which TLS raises too on a shared host.
+machine_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
 # Bytes the nodes' JVMs have allocated on the heap so far (Micrometer's jvm.gc.memory.allocated, summed).
 allocated() {
   local sum=0 port bytes
@@ -125,16 +129,17 @@ run() { # label jar secure [jvm flags]
   local i
   for i in "${!ports[@]}"; do await_node "$scheme://127.0.0.1:${ports[$i]}" "${pids[$i]}" "$work/$label-${ports[$i]}.log"; done
   load "$warmup" "$work/$label-warm"
-  local before; before=$(cpu_ticks "${pids[@]}")
+  local before machine_before; before=$(cpu_ticks "${pids[@]}") machine_before=$(machine_ticks)
   local allocated_before; allocated_before=$(allocated)
   load "$duration" "$work/$label"
-  local after; after=$(cpu_ticks "${pids[@]}")
+  local after machine_after; after=$(cpu_ticks "${pids[@]}") machine_after=$(machine_ticks)
   local allocated_after; allocated_after=$(allocated)
   stop_nodes
-  python3 - "$work/$label" "$label" "$((after - before))" "$(getconf CLK_TCK)" "$seconds" "$((allocated_after - allocated_before))" <<'PY'
+  python3 - "$work/$label" "$label" "$((after - before))" "$(getconf CLK_TCK)" "$seconds" "$((allocated_after - allocated_before))" \
+    "$((machine_after - machine_before - (after - before)))" <<'PY'
 import re, sys
 prefix, label, ticks, hz, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-allocated = int(sys.argv[6])
+allocated, rest_ticks = int(sys.argv[6]), int(sys.argv[7])
 rate, p99s, non2xx = 0.0, [], 0
 for i in range(3):
     text = open(f"{prefix}-{i}.txt").read()
@@ -144,9 +149,10 @@ for i in range(3):
     bad = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
     non2xx += int(bad.group(1)) if bad else 0
 cpu_us = ticks / hz * 1e6 / (rate * seconds)
+rest_us = rest_ticks / hz * 1e6 / (rate * seconds)
 heap_kb = allocated / 1024 / (rate * seconds)
-print(f"{label:<12} {rate:9.0f} req/s  {cpu_us:6.1f} us CPU/req  {heap_kb:5.1f} KiB heap/req  p99 ms {' / '.join(p99s)}  "
-      f"non-2xx {non2xx}", flush=True)
+print(f"{label:<12} {rate:9.0f} req/s  {cpu_us:6.1f} us CPU/req (wrk+kernel {rest_us:5.1f})  {heap_kb:5.1f} KiB heap/req  "
+      f"p99 ms {' / '.join(p99s)}  non-2xx {non2xx}", flush=True)
 PY
 }
 
