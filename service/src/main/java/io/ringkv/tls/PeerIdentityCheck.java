@@ -8,15 +8,11 @@ import java.util.function.Supplier;
 
 import javax.net.ssl.SSLPeerUnverifiedException;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
-import io.ringkv.logging.RateLimitedLog;
 import io.ringkv.peer.server.ProvenIdentity;
 
 /**
@@ -24,19 +20,18 @@ import io.ringkv.peer.server.ProvenIdentity;
  * certificate the CA signed, checks that the certificate is for the host of a member
  * ({@link PeerIdentity#isMember}); if not, the connection is closed before the peer protocol
  * sees any of it. Which member names the certificate is for stays on the channel
- * ({@link ProvenIdentity#NAMES}), for the session to check the name the peer then claims.
+ * ({@link ProvenIdentity#NAMES}), for the session to check the name the peer then claims. A
+ * refusal goes to the session as a {@link ProvenIdentity.Refused} event, once per connection,
+ * to be counted and logged with the cluster port's other refusals.
  */
 public final class PeerIdentityCheck extends ChannelInboundHandlerAdapter {
 
     private final Supplier<Collection<String>> members;
-    private static final Logger log = LoggerFactory.getLogger(PeerIdentityCheck.class);
-
-    private final RateLimitedLog refusals;
     private boolean verified;
+    private boolean refused;
 
-    PeerIdentityCheck(Supplier<Collection<String>> members, RateLimitedLog refusals) {
+    PeerIdentityCheck(Supplier<Collection<String>> members) {
         this.members = members;
-        this.refusals = refusals;
     }
 
     @Override
@@ -44,14 +39,14 @@ public final class PeerIdentityCheck extends ChannelInboundHandlerAdapter {
         if (event instanceof SslHandshakeCompletionEvent completion) {
             if (!completion.isSuccess()) {
                 // The TLS handler closes the connection itself: no certificate, or not the CA's.
-                refused(ctx, "TLS handshake failed: " + completion.cause());
+                refuse(ctx, "TLS handshake failed: " + completion.cause());
             } else {
                 Set<String> hosts = certificateHosts(ctx);
                 if (PeerIdentity.isMember(hosts, members.get())) {
                     ctx.channel().attr(ProvenIdentity.NAMES).set(name -> PeerIdentity.names(hosts, PeerIdentity.hostOf(name)));
                     verified = true;
                 } else {
-                    refused(ctx, "its certificate is for " + hosts + ", none of them the host of a member");
+                    refuse(ctx, "its certificate is for " + hosts + ", none of them the host of a member");
                     ctx.close();
                     return;
                 }
@@ -71,11 +66,24 @@ public final class PeerIdentityCheck extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void refused(ChannelHandlerContext ctx, String why) {
-        long suppressed = refusals.record();
-        if (suppressed >= 0) {
-            log.warn("refused a peer connection from {}: {}{}", ctx.channel().remoteAddress(), why,
-                    suppressed == 0 ? "" : " (and " + suppressed + " more refused since the last such line)");
+    /**
+     * Before the peer is verified, an error is the TLS handler's (bytes that are no TLS, a failed
+     * handshake, which it also reports as an event): one refusal, not also a session's bad frame.
+     */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+        if (verified) {
+            super.exceptionCaught(ctx, cause);
+        } else {
+            refuse(ctx, "TLS: " + cause.getMessage());
+            ctx.close();
+        }
+    }
+
+    private void refuse(ChannelHandlerContext ctx, String why) {
+        if (!refused) {
+            refused = true;
+            ctx.fireUserEventTriggered(new ProvenIdentity.Refused(why));
         }
     }
 

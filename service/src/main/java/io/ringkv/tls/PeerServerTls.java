@@ -1,10 +1,8 @@
 package io.ringkv.tls;
 
-import java.time.Duration;
 import java.util.Collection;
 import java.util.function.Supplier;
 
-import io.ringkv.logging.RateLimitedLog;
 import io.ringkv.peer.server.PeerServerCustomizer;
 import reactor.netty.tcp.TcpServer;
 
@@ -20,8 +18,6 @@ final class PeerServerTls implements PeerServerCustomizer {
 
     private final TlsCertificates certificates;
     private final Supplier<Collection<String>> members;
-    /** Refused connections may come in floods: one log line in ten seconds says how many. */
-    private final RateLimitedLog refusals = new RateLimitedLog(Duration.ofSeconds(10), System::nanoTime);
 
     /** @param members the names of the members this node placed on its ring, current or future */
     PeerServerTls(TlsCertificates certificates, Supplier<Collection<String>> members) {
@@ -34,6 +30,6 @@ final class PeerServerTls implements PeerServerCustomizer {
     public TcpServer apply(TcpServer server) {
         return server.doOnChannelInit((observer, channel, address) -> channel.pipeline()
                 .addFirst(HANDLER, certificates.current().peerServer().newHandler(channel.alloc()))
-                .addAfter(HANDLER, "ringkv.tls.identity", new PeerIdentityCheck(members, refusals)));
+                .addAfter(HANDLER, "ringkv.tls.identity", new PeerIdentityCheck(members)));
     }
 }

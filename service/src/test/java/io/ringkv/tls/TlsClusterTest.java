@@ -111,7 +111,8 @@ class TlsClusterTest {
             assertThatThrownBy(() -> send(plaintext, HttpRequest.newBuilder(URI.create(nodes.get(0).url() + "/v0/status")).build()))
                     .as("plaintext HTTP to the TLS public port").isInstanceOf(IOException.class);
 
-            peersAreAdmittedByTheirCertificate(nodes.get(0).url().replace("http://", "https://"), tls);
+            peersAreAdmittedByTheirCertificate(nodes.get(0).url().replace("http://", "https://"), tls,
+                    nodes.get(0).bean(MeterRegistry.class));
 
             rotationUnderLoad(https, List.of(node0, node1), tls, List.of(nodePorts.get(0), nodePorts.get(1), managementPort),
                     nodes.get(1).bean(PeerServer.class).port(), first.serial());
@@ -122,24 +123,39 @@ class TlsClusterTest {
     }
 
     /** The cluster secret alone is not enough: the certificate must be the CA's and for a member's host. */
-    private void peersAreAdmittedByTheirCertificate(String node, Path tls) throws Exception {
+    private void peersAreAdmittedByTheirCertificate(String node, Path tls, MeterRegistry nodeMeters) throws Exception {
         byte[] key = "a".getBytes();
         try (PeerTestClient member = peer(ca.issue("member", "127.0.0.1"), tls, "https://127.0.0.1:1")) {
             assertThat(member.of(node).read(key).block(Duration.ofSeconds(10))).as("a member's certificate").isPresent();
         }
+        double refused = refusedPeerConnections(nodeMeters);
         try (PeerTestClient impostor = peer(ca.issue("member", "127.0.0.1"), tls, "https://ringkv-9.example:1")) {
             assertThatThrownBy(() -> impostor.of(node).read(key).block(Duration.ofSeconds(10)))
                     .as("a member's certificate, claiming a name it is not for").isNotNull();
         }
+        refused = assertCountedRefusal(nodeMeters, refused, "a claimed name the certificate is not for");
         try (PeerTestClient otherName = peer(ca.issue("intruder", "intruder.example", "10.9.9.9"), tls, "https://10.9.9.9:1")) {
             assertThatThrownBy(() -> otherName.of(node).read(key).block(Duration.ofSeconds(10)))
                     .as("the CA's certificate for a host that is no member's").isNotNull();
         }
+        refused = assertCountedRefusal(nodeMeters, refused, "a certificate for no member's host");
         TestCertificates.Authority otherCa = new TestCertificates.Authority("another CA");
         try (PeerTestClient untrusted = peer(otherCa.issue("member", "127.0.0.1"), tls, "https://127.0.0.1:1")) {
             assertThatThrownBy(() -> untrusted.of(node).read(key).block(Duration.ofSeconds(10)))
                     .as("a certificate for a member's host from another CA").isNotNull();
         }
+        assertCountedRefusal(nodeMeters, refused, "a certificate from another CA");
+    }
+
+    /** Every refusal on the cluster port, TLS's as the handshake's, is in ringkv.peer.connections.refused. */
+    private static double assertCountedRefusal(MeterRegistry meters, double before, String what) {
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(refusedPeerConnections(meters)).as("refusals counted after " + what).isGreaterThan(before));
+        return refusedPeerConnections(meters);
+    }
+
+    private static double refusedPeerConnections(MeterRegistry meters) {
+        return meters.get("ringkv.peer.connections.refused").counter().count();
     }
 
     /** A peer with the cluster secret and this certificate (trusting the nodes' CA), under this name. */

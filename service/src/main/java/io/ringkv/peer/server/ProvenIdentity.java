@@ -15,6 +15,14 @@ public final class ProvenIdentity {
     /** On a channel whose transport proved an identity: whether that identity is this member name's. */
     public static final AttributeKey<Predicate<String>> NAMES = AttributeKey.valueOf("ringkv.peer.proven-identity");
 
+    /**
+     * The user event the transport fires when it refuses a connection (no certificate, another
+     * CA's, one for no member's host): the session counts and logs it as it does every refusal
+     * on the cluster port. The reason must be safe to log.
+     */
+    public record Refused(String reason) {
+    }
+
     private ProvenIdentity() {
     }
 }

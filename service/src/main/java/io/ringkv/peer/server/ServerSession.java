@@ -495,6 +495,15 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof ProvenIdentity.Refused refused) {
+            connections.refused(remote, refused.reason());
+        } else {
+            super.userEventTriggered(ctx, event);
+        }
+    }
+
+    @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof DecoderException) {
             // A frame over the limit, or one that cannot be a frame: the stream cannot be trusted.
