@@ -1,5 +1,7 @@
 package io.ringkv.security;
 
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.Set;
 
 import org.springframework.http.HttpHeaders;
@@ -31,7 +33,7 @@ final class BearerTokens implements ServerAuthenticationConverter {
     @Override
     public Mono<Authentication> convert(ServerWebExchange exchange) {
         var request = exchange.getRequest();
-        if (request.getQueryParams().keySet().stream().anyMatch(QUERY_PARAMETERS::contains)) {
+        if (carriesToken(request.getURI().getRawQuery())) {
             return Mono.error(new QueryStringTokenException());
         }
         String header = request.getHeaders().getFirst(HttpHeaders.AUTHORIZATION);
@@ -40,5 +42,37 @@ final class BearerTokens implements ServerAuthenticationConverter {
             return Mono.empty();
         }
         return Mono.just(ClientAuthentication.presented(header.substring(SCHEME.length()).strip()));
+    }
+
+    /**
+     * Whether a raw query string names one of {@link #QUERY_PARAMETERS}, spelled plainly or
+     * percent-encoded. Read from the raw string rather than the request's parsed parameters:
+     * through Spring Security's firewall those are checked anew on every call, and most queries
+     * here are one short {@code id=}.
+     */
+    static boolean carriesToken(String rawQuery) {
+        if (rawQuery == null) {
+            return false;
+        }
+        for (String parameter : rawQuery.split("&")) {
+            int equals = parameter.indexOf('=');
+            String name = equals < 0 ? parameter : parameter.substring(0, equals);
+            if (QUERY_PARAMETERS.contains(name) || QUERY_PARAMETERS.contains(decoded(name))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String decoded(String name) {
+        if (name.indexOf('%') < 0 && name.indexOf('+') < 0) {
+            return name;
+        }
+        try {
+            return URLDecoder.decode(name, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException badEncoding) {
+            // Not a name the application could read either: the firewall or the route refuses it.
+            return name;
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.ringkv.security;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -8,9 +9,11 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.security.authentication.BadCredentialsException;
 import org.springframework.security.authentication.ReactiveAuthenticationManager;
 import org.springframework.security.core.Authentication;
+import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.config.web.server.SecurityWebFiltersOrder;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.web.server.SecurityWebFilterChain;
+import org.springframework.security.web.server.WebFilterChainProxy;
 import org.springframework.security.web.server.authentication.AuthenticationWebFilter;
 import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
 import org.springframework.security.web.server.firewall.ServerWebExchangeFirewall;
@@ -64,6 +67,32 @@ public class SecurityConfiguration {
                         .accessDeniedHandler(refusals.forbidden()))
                 .authorizeExchange(exchanges -> exchanges.anyExchange().access(new RouteAuthorization()))
                 .build();
+    }
+
+    /**
+     * Spring Security would observe the chain, each of its filters, the authentication and the
+     * authorization of every request: wrappers that cost CPU and heap on each one even with their
+     * observations turned off by property. The failed attempts have a counter of their own
+     * ({@code ringkv.security.failed.attempts}) and every request is timed already
+     * ({@code ringkv.client.requests}).
+     */
+    @Bean
+    SecurityObservationSettings noSecurityObservations() {
+        return SecurityObservationSettings.noObservations();
+    }
+
+    /** Spring Security's filters run without a checkpoint each ({@link FilterSequence}). */
+    @Bean
+    static BeanPostProcessor securityFiltersInSequence() {
+        return new BeanPostProcessor() {
+            @Override
+            public Object postProcessAfterInitialization(Object bean, String name) {
+                if (bean instanceof WebFilterChainProxy proxy) {
+                    proxy.setFilterChainDecorator(new FilterSequence());
+                }
+                return bean;
+            }
+        };
     }
 
     /**
