@@ -19,7 +19,6 @@ import org.springframework.web.server.ServerWebExchange;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.ringkv.logging.RateLimitedLog;
 import reactor.core.publisher.Mono;
 
 /**

@@ -1,4 +1,4 @@
-package io.ringkv.logging;
+package io.ringkv.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
