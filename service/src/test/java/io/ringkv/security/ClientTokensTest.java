@@ -32,7 +32,7 @@ class ClientTokensTest {
 
         // As Kubernetes updates a mounted Secret: a new file moved into place.
         Files.move(write("tokens.new", NEW + " read app2\n"), file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        tokens.reload();
+        tokens.check();
         assertThat(tokens.find(NEW)).contains(new Client("app2", Role.READ));
         assertThat(tokens.find(OLD)).isEmpty();
     }
@@ -43,20 +43,20 @@ class ClientTokensTest {
         var tokens = ClientTokens.load(file, Schedulers.immediate(), meters);
 
         write("tokens", OLD + " superuser\n" + NEW + " read\n");
-        tokens.reload();
-        tokens.reload();
+        tokens.check();
+        tokens.check();
         assertThat(tokens.find(OLD)).hasValueSatisfying(client -> assertThat(client.role()).isEqualTo(Role.ADMIN));
         assertThat(tokens.find(NEW)).isEmpty();
         assertThat(meters.get("ringkv.security.tokens.reload.failures").counter().count()).isEqualTo(1);
 
         Files.delete(file);
-        tokens.reload();
+        tokens.check();
         assertThat(tokens.find(OLD)).isPresent();
         assertThat(meters.get("ringkv.security.tokens.reload.failures").counter().count()).isEqualTo(2);
 
         // Fixed: used again.
         write("tokens", NEW + " read\n");
-        tokens.reload();
+        tokens.check();
         assertThat(tokens.find(NEW)).isPresent();
         assertThat(tokens.find(OLD)).isEmpty();
     }
@@ -71,7 +71,7 @@ class ClientTokensTest {
         assertThat(tokens.find(token)).contains(new Client("warm-up", Role.READ));
 
         write("tokens", NEW + " admin\n");
-        tokens.reload();
+        tokens.check();
         assertThat(tokens.find(token)).as("after a reload").isPresent();
 
         credential.close();
