@@ -30,8 +30,10 @@ public abstract class WatchedFiles<C, V> extends PeriodicTask {
     private final Duration period;
     private final Scheduler blocking;
     private volatile V current;
-    /** The fingerprint of the content last read, used or refused; or why the files could not be read. */
-    private volatile Object lastSeen;
+    /** The fingerprint of the content {@link #current} was made from. */
+    private volatile Object inForce;
+    /** The fingerprint of the content last refused, or why the files could not be read; null if none since. */
+    private volatile Object lastRefused;
 
     protected WatchedFiles(Duration period, Scheduler blocking) {
         this.period = period;
@@ -57,7 +59,7 @@ public abstract class WatchedFiles<C, V> extends PeriodicTask {
     protected final V load() {
         C content = read();
         current = make(content);
-        lastSeen = fingerprint(content);
+        inForce = fingerprint(content);
         return current;
     }
 
@@ -76,7 +78,12 @@ public abstract class WatchedFiles<C, V> extends PeriodicTask {
             return;
         }
         Object seen = fingerprint(content);
-        if (seen.equals(lastSeen)) {
+        if (seen.equals(inForce)) {
+            // Unchanged, or back to what is in force after a refusal: a later refusal is news again.
+            lastRefused = null;
+            return;
+        }
+        if (seen.equals(lastRefused)) {
             return;
         }
         V next;
@@ -88,7 +95,8 @@ public abstract class WatchedFiles<C, V> extends PeriodicTask {
         }
         V before = current;
         current = next;
-        lastSeen = seen;
+        inForce = seen;
+        lastRefused = null;
         taken(before, next);
     }
 
@@ -97,8 +105,8 @@ public abstract class WatchedFiles<C, V> extends PeriodicTask {
     }
 
     private void refuse(Object seen, String why) {
-        if (!seen.equals(lastSeen)) {
-            lastSeen = seen;
+        if (!seen.equals(lastRefused)) {
+            lastRefused = seen;
             refused(why, current);
         }
     }

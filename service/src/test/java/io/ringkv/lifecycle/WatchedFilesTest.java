@@ -84,6 +84,20 @@ class WatchedFilesTest {
     }
 
     @Test
+    void theContentInForceBackAfterARefusalIsNoChangeAndALaterRefusalIsNewsAgain() {
+        var numbers = new Numbers("1");
+        numbers.load();
+        numbers.content = null;
+        numbers.check();
+        numbers.content = "1";
+        numbers.check();
+        numbers.content = null;
+        numbers.check();
+        assertThat(numbers.current()).isEqualTo(1);
+        assertThat(numbers.events).containsExactly("refused (cannot read it), 1 stays", "refused (cannot read it), 1 stays");
+    }
+
+    @Test
     void filesThatAreUnusableAtStartStopIt() {
         assertThatThrownBy(() -> new Numbers("x").load()).isInstanceOf(NumberFormatException.class);
         assertThatThrownBy(() -> new Numbers(null).load()).hasMessage("cannot read it");
