@@ -10,9 +10,9 @@
 # times for a single one) send the mixed load of loadtest/wrk/ringkv.lua for WARMUP, then for
 # DURATION measured. One line per run: requests per second, the nodes' CPU time (user + system,
 # every JVM of the target together) per request and, beside it, the rest of the machine's (wrk's
-# and the kernel's: on one shared host the load generator's TLS competes with the nodes), the heap they allocated per request (Micrometer's
-# jvm.gc.memory.allocated: steadier from run to run than either rate), each wrk's p99, and non-2xx
-# answers.
+# and the kernel's: on one shared host the load generator's TLS competes with the nodes), the heap
+# they allocated per request (Micrometer's jvm.gc.memory.allocated: steadier from run to run than
+# either rate), each wrk's p99, and non-2xx answers.
 #
 # Settings (environment): WARMUP=60s DURATION=20s KEYSPACE=5000 VALUE_SIZE=1400 READ_RATIO=0.5
 # REPLICAS=2/3 (cluster only) JVM_FLAGS="" (more JVM flags for JAR_B's nodes only, to measure
@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=${2:?}; shift 2 ;;
     --target) target=${2:?}; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
