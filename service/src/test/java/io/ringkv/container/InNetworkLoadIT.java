@@ -1,17 +1,26 @@
 package io.ringkv.container;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,6 +31,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
+import org.junit.jupiter.api.io.TempDir;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.output.OutputFrame;
 import org.testcontainers.containers.startupcheck.StartupCheckStrategy;
@@ -39,13 +49,17 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * k6 runs inside the cluster's network, as the chart's load Job does in Kubernetes: the k6 image
  * (FROM scratch, {@code bin/build-k6-image}) runs as a container on the Docker network of three
- * nodes and reaches them by their names ({@code http://nodeN:8080}, network aliases that resolve
- * only inside that network). The scripts of {@code loadtest/} are copied into each k6 container.
+ * nodes and reaches them by their names ({@code https://nodeN:8080}, network aliases that resolve
+ * only inside that network). The nodes run as the chart installs them by default, with TLS on
+ * every port and a token required ({@link SecuredNodes}); k6 trusts their CA and sends a token.
+ * The scripts of {@code loadtest/} are copied into each k6 container.
  *
  * <p>A short, small run: {@code fill.js} writes a small key space, then {@code kv.js} offers a
  * mixed load with thresholds, which must hold (exit 0); and a run with a threshold no request can
  * meet must fail (exit 99), so that the test would notice k6 not evaluating thresholds. Besides
- * the exit code, the k6 summary (JSON, copied out of the container) is checked.
+ * the exit code, the k6 summary (JSON, copied out of the container) is checked. Then the nodes'
+ * certificate is replaced on disk, as cert-manager renews it, while k6 runs: every port serves the
+ * new one and no request fails.
  */
 @ExtendWith(DockerEngineCondition.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -73,19 +87,23 @@ class InNetworkLoadIT {
     private static final int THRESHOLDS_MISSED = 99;
     /** Where k6 writes its summary: a file the test puts there, writable by k6's uid (the directory is not). */
     private static final String SUMMARY = "/scripts/summary.json";
+    /** The nodes' CA, which k6 trusts. */
+    private static final String CA_FILE = "/scripts/ca.crt";
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private static RingkvCluster cluster;
+    private static SecuredNodes secured;
     private static String k6Image;
 
     @RegisterExtension
     static final TestWatcher printLogsOnFailure = RingkvCluster.printLogsOnFailure(() -> cluster);
 
     @BeforeAll
-    static void startThreeNodes() {
+    static void startThreeNodes(@TempDir Path files) {
         String image = RingkvImage.name();
         k6Image = K6Image.name();
-        cluster = new RingkvCluster(image, SECRET, RingkvCluster.dnsDiscovery(SECRET));
+        secured = new SecuredNodes(files.resolve("secured"), HOSTS);
+        cluster = new RingkvCluster(image, SECRET, RingkvCluster.dnsDiscovery(SECRET), secured);
         cluster.start(HOSTS);
         // REPLICAS=2/3 needs a ring of three everywhere.
         cluster.awaitRing(AGREEMENT, HOSTS);
@@ -156,6 +174,58 @@ class InNetworkLoadIT {
         assertThat(run.log()).contains("FAILED: p(99)<0.001");
     }
 
+    /**
+     * cert-manager renews a certificate by replacing the Secret's files; the nodes must serve the
+     * new certificate on every port without failing a request. k6 opens a new connection (and TLS
+     * handshake) for each request, so the load crosses the change on new connections as well as
+     * on the nodes' connections to each other, which stay open.
+     */
+    @Test
+    @Order(3)
+    void certificatesReplacedOnDiskUnderK6LoadAreServedWithoutAFailedRequest() throws Exception {
+        int seconds = 20;
+        Map<String, String> mixed = new LinkedHashMap<>(CI_THRESHOLDS);
+        mixed.putAll(Map.of("SCENARIO", "mixed", "REPLICAS", "2/3", "KEYSPACE", String.valueOf(KEYSPACE),
+                "RATE", String.valueOf(RATE), "DURATION", seconds + "s", "K6_NO_CONNECTION_REUSE", "true"));
+        BigInteger old = secured.serial();
+        CompletableFuture<K6Run> load = CompletableFuture.supplyAsync(() -> k6("kv.js", Duration.ofSeconds(seconds + 60), mixed));
+        // k6 starts in a second or two: replace the files a third of the way into its run.
+        Thread.sleep(Duration.ofSeconds(seconds / 3));
+        assertThat(load).as("k6 still running when the certificate is replaced").isNotDone();
+        BigInteger renewed = secured.replaceCertificate();
+        assertThat(renewed).isNotEqualTo(old);
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            for (Node node : cluster.running()) {
+                assertThat(servedSerial(secured.clientContext(), node.api().getPort())).as("%s's public port", node).isEqualTo(renewed);
+                assertThat(servedSerial(secured.clientContext(), node.management().getPort())).as("%s's management port", node)
+                        .isEqualTo(renewed);
+                assertThat(servedSerial(secured.memberContext(), node.clusterAddress().getPort())).as("%s's cluster port", node)
+                        .isEqualTo(renewed);
+            }
+        });
+        assertThat(load).as("k6 still running when every port serves the new certificate").isNotDone();
+
+        K6Run run = load.get(seconds + 90L, TimeUnit.SECONDS);
+        assertThat(run.exitCode()).as("kv.js's exit code (99: a threshold missed)").isZero();
+        JsonNode metrics = run.summary().path("metrics");
+        long requests = metrics.at("/http_reqs/values/count").asLong();
+        assertThat(requests).as("requests made").isBetween(RATE * seconds - 5L, RATE * seconds + 5L);
+        assertThat(metrics.at("/dropped_iterations/values/count").asLong(0)).as("iterations dropped").isZero();
+        assertThat(metrics.at("/http_req_failed/values/passes").asLong()).as("requests failed").isZero();
+        assertThat(metrics.at("/checks/values/passes").asLong()).as("checks passed (one a request)").isEqualTo(requests);
+        assertThat(metrics.at("/http_req_tls_handshaking/values/min").asDouble())
+                .as("the shortest TLS handshake of a request, in ms (0: some request reused a connection)").isPositive();
+    }
+
+    /** The serial number of the certificate a new TLS connection to the port (on loopback) is served. */
+    private static BigInteger servedSerial(SSLContext context, int port) throws IOException {
+        try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port)) {
+            socket.setSoTimeout(5_000);
+            socket.startHandshake();
+            return ((X509Certificate) socket.getSession().getPeerCertificates()[0]).getSerialNumber();
+        }
+    }
+
     /** Fails unless the summary lists the general thresholds and these, and every threshold held. */
     private static void assertThatEveryThresholdHeld(JsonNode summary, String... more) {
         Map<String, Boolean> outcomes = new LinkedHashMap<>();
@@ -187,11 +257,15 @@ class InNetworkLoadIT {
             for (String file : List.of("lib.js", "kv.js", "fill.js")) {
                 k6.withCopyFileToContainer(MountableFile.forHostPath(loadtest.resolve(file), 0644), "/scripts/" + file);
             }
+            k6.withCopyFileToContainer(MountableFile.forHostPath(secured.caFile(), 0644), CA_FILE);
             // The image has no writable directory for uid 65534 (FROM scratch: not even /tmp).
             k6.withCopyToContainer(Transferable.of(new byte[0], 0100666), SUMMARY)
                     .withNetwork(cluster.network())
                     .withEnv(settings)
                     .withEnv("NODES", nodes)
+                    // Go's TLS (k6's) trusts the certificates of this file instead of the system's.
+                    .withEnv("SSL_CERT_FILE", CA_FILE)
+                    .withEnv("RINGKV_TOKEN", secured.token())
                     .withEnv("SUMMARY_JSON", SUMMARY)
                     // --quiet: no banner and no progress every second (fill.js logs its own).
                     .withCommand("run", "--quiet", script)

@@ -14,15 +14,29 @@ import java.util.List;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** HTTP calls from the test to nodes in containers, through their ports mapped to loopback. */
+/**
+ * HTTP calls from the test to nodes in containers, through their ports mapped to loopback; over
+ * TLS and with the admin token to {@link SecuredNodes}.
+ */
 final class NodeClient {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
-    private final HttpClient http = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2))
-            .build();
+    private final HttpClient http;
+    private final String token;
+
+    NodeClient() {
+        this(null);
+    }
+
+    NodeClient(SecuredNodes secured) {
+        HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2));
+        if (secured != null) {
+            builder.sslContext(secured.clientContext());
+        }
+        this.http = builder.build();
+        this.token = secured == null ? null : secured.token();
+    }
 
     Response putEntity(URI node, String id, String replicas, String value) {
         return send(HttpRequest.newBuilder(entity(node, id, replicas))
@@ -85,6 +99,9 @@ final class NodeClient {
     }
 
     private Response send(HttpRequest.Builder request) {
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
         HttpRequest built = request.timeout(Duration.ofSeconds(10)).build();
         try {
             HttpResponse<String> response = http.send(built, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));

@@ -31,6 +31,7 @@ import org.testcontainers.utility.DockerImageName;
 
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.model.AccessMode;
 import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.ContainerNetwork;
 import com.github.dockerjava.api.model.HostConfig;
@@ -70,7 +71,9 @@ public final class RingkvCluster implements AutoCloseable {
     private final Map<String, String> environment;
     private final String run = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     private final DockerClient docker = DockerClientFactory.instance().client();
-    private final NodeClient client = new NodeClient();
+    private final SecuredNodes secured;
+    private final String scheme;
+    private final NodeClient client;
     private final Network network;
     private final byte[] subnet;
     private int nextAddress = 10;
@@ -86,9 +89,24 @@ public final class RingkvCluster implements AutoCloseable {
      * @param environment settings every node gets, besides its own {@code RINGKV_CLUSTER_SELF}
      */
     public RingkvCluster(String image, String secret, Map<String, String> environment) {
+        this(image, secret, environment, null);
+    }
+
+    /**
+     * Nodes with TLS on every port and a token required ({@code https://} names), when
+     * {@code secured} is given: they mount its files, and the cluster's own calls carry its token.
+     */
+    RingkvCluster(String image, String secret, Map<String, String> environment, SecuredNodes secured) {
         this.image = image;
         this.secret = secret;
-        this.environment = Map.copyOf(environment);
+        this.secured = secured;
+        this.scheme = secured == null ? "http" : "https";
+        this.client = new NodeClient(secured);
+        Map<String, String> settings = new LinkedHashMap<>(environment);
+        if (secured != null) {
+            settings.putAll(secured.environment());
+        }
+        this.environment = Map.copyOf(settings);
         Network created = null;
         String[] pool = null;
         for (int attempt = 1; created == null; attempt++) {
@@ -147,7 +165,7 @@ public final class RingkvCluster implements AutoCloseable {
      * at {@code replicas=3/3} is refused with 400.
      */
     public void awaitRing(Duration atMost, String... hosts) {
-        List<String> ring = Arrays.stream(hosts).map(host -> "http://" + host + ":" + API_PORT).sorted().toList();
+        List<String> ring = Arrays.stream(hosts).map(this::name).sorted().toList();
         await().atMost(atMost).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
             for (Node node : running()) {
                 ClusterView view = client.cluster(node.api());
@@ -247,10 +265,18 @@ public final class RingkvCluster implements AutoCloseable {
         return recreate(host, Wait.forLogMessage(".*Started RingkvApplication.*", 1).withStartupTimeout(STARTUP_TIMEOUT));
     }
 
-    /** A strategy of its own per container: a strategy keeps the container it waits for. */
-    private static WaitStrategy ready() {
-        return Wait.forHttp("/actuator/health/readiness").forPort(MANAGEMENT_PORT).forStatusCode(200)
-                .withStartupTimeout(STARTUP_TIMEOUT);
+    /**
+     * A strategy of its own per container: a strategy keeps the container it waits for. The
+     * readiness group needs no token; over TLS, the wait does not check the certificate.
+     */
+    private WaitStrategy ready() {
+        var readiness = Wait.forHttp("/actuator/health/readiness").forPort(MANAGEMENT_PORT).forStatusCode(200);
+        return (secured == null ? readiness : readiness.usingTls().allowInsecure()).withStartupTimeout(STARTUP_TIMEOUT);
+    }
+
+    /** A node's name on the ring: its URL inside the network. */
+    private String name(String host) {
+        return scheme + "://" + host + ":" + API_PORT;
     }
 
     private Node recreate(String host, WaitStrategy started) {
@@ -376,7 +402,7 @@ public final class RingkvCluster implements AutoCloseable {
                 .withNetworkAliases(SERVICE_NAME, host)
                 .withEnv(environment)
                 .withEnv(settings)
-                .withEnv("RINGKV_CLUSTER_SELF", "http://" + host + ":" + API_PORT)
+                .withEnv("RINGKV_CLUSTER_SELF", name(host))
                 .withLabel(RUN_LABEL, run)
                 .withExposedPorts(API_PORT, CLUSTER_PORT, MANAGEMENT_PORT)
                 .withCreateContainerCmdModifier(cmd -> {
@@ -384,10 +410,13 @@ public final class RingkvCluster implements AutoCloseable {
                     HostConfig hostConfig = cmd.getHostConfig();
                     List<Bind> binds = new ArrayList<>(hostConfig.getBinds() == null ? List.of() : Arrays.asList(hostConfig.getBinds()));
                     binds.add(new Bind(volume, new Volume(DATA_DIR)));
+                    if (secured != null) {
+                        binds.add(new Bind(secured.directory().toString(), new Volume(SecuredNodes.MOUNT), AccessMode.ro));
+                    }
                     hostConfig.withBinds(binds);
                 })
                 .waitingFor(started);
-        Node node = new Node(host, volume, ip, container);
+        Node node = new Node(host, name(host), scheme, volume, ip, container);
         nodes.put(host, node);
         return node;
     }
@@ -494,14 +523,18 @@ public final class RingkvCluster implements AutoCloseable {
     /** One node: a container that answers to a hostname. */
     public static final class Node {
         private final String host;
+        private final String name;
+        private final String scheme;
         private final String volume;
         private final String ip;
         private final GenericContainer<?> container;
         private volatile boolean stopped;
         private volatile boolean paused;
 
-        private Node(String host, String volume, String ip, GenericContainer<?> container) {
+        private Node(String host, String name, String scheme, String volume, String ip, GenericContainer<?> container) {
             this.host = host;
+            this.name = name;
+            this.scheme = scheme;
             this.volume = volume;
             this.ip = ip;
             this.container = container;
@@ -513,7 +546,7 @@ public final class RingkvCluster implements AutoCloseable {
 
         /** The node's name on the ring: its URL inside the network. */
         public String name() {
-            return "http://" + host + ":" + API_PORT;
+            return name;
         }
 
         /** The container's address on the cluster network. */
@@ -523,7 +556,7 @@ public final class RingkvCluster implements AutoCloseable {
 
         /** The public API as reachable from the test, on loopback. */
         public URI api() {
-            return URI.create("http://" + container.getHost() + ":" + container.getMappedPort(API_PORT));
+            return URI.create(scheme + "://" + container.getHost() + ":" + container.getMappedPort(API_PORT));
         }
 
         /** The node-to-node protocol's port as reachable from the test, on loopback. */
@@ -533,7 +566,7 @@ public final class RingkvCluster implements AutoCloseable {
 
         /** Actuator, as reachable from the test. */
         public URI management() {
-            return URI.create("http://" + container.getHost() + ":" + container.getMappedPort(MANAGEMENT_PORT));
+            return URI.create(scheme + "://" + container.getHost() + ":" + container.getMappedPort(MANAGEMENT_PORT));
         }
 
         public boolean stopped() {

@@ -7,6 +7,8 @@ import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
+import io.ringkv.support.TestCertificates;
+
 /** A peer is let in by a certificate for the host of a member's name, and by nothing else. */
 class PeerIdentityTest {
 

@@ -11,7 +11,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,20 +20,18 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.springframework.boot.ssl.pem.PemContent;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.ringkv.peer.server.PeerServer;
 import io.ringkv.support.BlockHoundInstaller;
 import io.ringkv.support.PeerTestClient;
+import io.ringkv.support.TestCertificates;
 import io.ringkv.support.TestNode;
 
 /**
@@ -90,7 +87,7 @@ class TlsClusterTest {
             double warmUpReads = nodes.get(0).bean(MeterRegistry.class).find("ringkv.client.requests").timers().stream()
                     .mapToLong(Timer::count).sum();
             assertThat(warmUpReads).as("the warm-up's reads reached the node's own public port over TLS").isGreaterThanOrEqualTo(20);
-            SSLContext trustingTheCa = sslContext(null);
+            SSLContext trustingTheCa = ca.clientContext(null);
             HttpClient https = HttpClient.newBuilder().sslContext(trustingTheCa).connectTimeout(Duration.ofSeconds(5)).build();
             String node0 = nodes.get(0).url().replace("http://", "https://");
             String node1 = nodes.get(1).url().replace("http://", "https://");
@@ -200,10 +197,10 @@ class TlsClusterTest {
             second.writeTo(tls.resolve("tls.crt"), tls.resolve("tls.key"));
             assertThat(second.serial()).isNotEqualTo(oldSerial);
 
-            SSLContext asAMember = sslContext(ca.issue("member", "127.0.0.1"));
+            SSLContext asAMember = ca.clientContext(ca.issue("member", "127.0.0.1"));
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
                 for (int port : httpsPorts) {
-                    assertThat(servedSerial(sslContext(null), port)).as("port %d", port).isEqualTo(second.serial());
+                    assertThat(servedSerial(ca.clientContext(null), port)).as("port %d", port).isEqualTo(second.serial());
                 }
                 assertThat(servedSerial(asAMember, clusterPort)).as("the cluster port").isEqualTo(second.serial());
             });
@@ -232,26 +229,5 @@ class TlsClusterTest {
     private static HttpResponse<String> send(HttpClient client, HttpRequest request) throws IOException, InterruptedException {
         return client.send(HttpRequest.newBuilder(request, (name, value) -> true).timeout(Duration.ofSeconds(10))
                 .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** Trusts the test CA; presents {@code own} if given (the cluster port asks for a certificate). */
-    private SSLContext sslContext(TestCertificates.Issued own) throws Exception {
-        KeyStore trust = KeyStore.getInstance("PKCS12");
-        trust.load(null, null);
-        trust.setCertificateEntry("ca", ca.self.certificate());
-        TrustManagerFactory trustManagers = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        trustManagers.init(trust);
-        KeyManagerFactory keyManagers = null;
-        if (own != null) {
-            KeyStore keys = KeyStore.getInstance("PKCS12");
-            keys.load(null, null);
-            keys.setKeyEntry("own", PemContent.of(own.privateKeyPem()).getPrivateKey(), new char[0],
-                    new X509Certificate[] {own.certificate()});
-            keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            keyManagers.init(keys, new char[0]);
-        }
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(keyManagers == null ? null : keyManagers.getKeyManagers(), trustManagers.getTrustManagers(), null);
-        return context;
     }
 }

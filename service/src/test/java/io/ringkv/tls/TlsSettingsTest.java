@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.ringkv.config.InvalidSettingException;
+import io.ringkv.support.TestCertificates;
 
 /** TLS settings that cannot work stop the node at start, naming the setting; at a reload they leave the old certificate in place. */
 class TlsSettingsTest {

@@ -1,4 +1,4 @@
-package io.ringkv.tls;
+package io.ringkv.support;
 
 import java.io.IOException;
 import java.io.StringWriter;
@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
 import java.time.Duration;
@@ -16,6 +17,11 @@ import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
@@ -30,24 +36,25 @@ import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.springframework.boot.ssl.pem.PemContent;
 
 /**
  * Certificates made at test time, as a small CA would: EC P-256 keys, a CA certificate and leaf
  * certificates it signs for given DNS names and IP addresses. Written as the PEM files a node reads.
  */
-final class TestCertificates {
+public final class TestCertificates {
 
     private static final AtomicLong SERIALS = new AtomicLong(System.currentTimeMillis());
 
     /** A certificate and its key, as PEM text. */
-    record Issued(X509Certificate certificate, String certificatePem, String privateKeyPem) {
+    public record Issued(X509Certificate certificate, String certificatePem, String privateKeyPem) {
 
-        BigInteger serial() {
+        public BigInteger serial() {
             return certificate.getSerialNumber();
         }
 
         /** Writes the certificate, then the key (not at once: a reader may see one new and one old). */
-        void writeTo(Path certificateFile, Path keyFile) {
+        public void writeTo(Path certificateFile, Path keyFile) {
             try {
                 Files.writeString(certificateFile, certificatePem);
                 Files.writeString(keyFile, privateKeyPem);
@@ -58,27 +65,56 @@ final class TestCertificates {
     }
 
     /** A certificate authority: its own certificate and what it signs. */
-    static final class Authority {
+    public static final class Authority {
         private final KeyPair keys;
         private final X500Name name;
-        final Issued self;
+        private final Issued self;
 
-        Authority(String commonName) {
+        public Authority(String commonName) {
             this.keys = keyPair();
             this.name = new X500Name("CN=" + commonName);
             this.self = sign(name, keys, keys, name, List.of(), true);
         }
 
         /** A leaf certificate for the hosts (DNS names, or IP addresses when they parse as one). */
-        Issued issue(String commonName, String... hosts) {
+        public Issued issue(String commonName, String... hosts) {
             return sign(new X500Name("CN=" + commonName), keyPair(), keys, name, List.of(hosts), false);
         }
 
-        void writeCertificate(Path file) {
+        public void writeCertificate(Path file) {
             try {
                 Files.writeString(file, self.certificatePem());
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
+            }
+        }
+
+        /**
+         * A client's TLS context that trusts this CA alone and presents {@code own} when given (the
+         * cluster port asks for a certificate; the public and management ports do not).
+         */
+        public SSLContext clientContext(Issued own) {
+            try {
+                KeyStore trust = KeyStore.getInstance("PKCS12");
+                trust.load(null, null);
+                trust.setCertificateEntry("ca", self.certificate());
+                TrustManagerFactory trustManagers = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+                trustManagers.init(trust);
+                KeyManager[] keyManagers = null;
+                if (own != null) {
+                    KeyStore keys = KeyStore.getInstance("PKCS12");
+                    keys.load(null, null);
+                    keys.setKeyEntry("own", PemContent.of(own.privateKeyPem()).getPrivateKey(), new char[0],
+                            new X509Certificate[] {own.certificate()});
+                    KeyManagerFactory factory = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+                    factory.init(keys, new char[0]);
+                    keyManagers = factory.getKeyManagers();
+                }
+                SSLContext context = SSLContext.getInstance("TLS");
+                context.init(keyManagers, trustManagers.getTrustManagers(), null);
+                return context;
+            } catch (GeneralSecurityException | IOException e) {
+                throw new IllegalStateException(e);
             }
         }
     }
