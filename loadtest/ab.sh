@@ -9,12 +9,13 @@
 # -Xmx256m as in the chart. Three wrk processes (-t1 -c16, one per node; the same node three
 # times for a single one) send the mixed load of loadtest/wrk/ringkv.lua for WARMUP, then for
 # DURATION measured. One line per run: requests per second, the nodes' CPU time (user + system,
-# every JVM of the target together) per request and, beside it, the rest of the machine's (wrk's
-# and the kernel's: on one shared host the load generator's TLS competes with the nodes), the heap
+# every JVM of the target together) per request, the part of it the JIT compilers spent and,
+# beside it, the rest of the machine's (wrk's and the kernel's: on one shared host the load
+# generator's TLS competes with the nodes), the heap
 # they allocated per request (Micrometer's jvm.gc.memory.allocated: steadier from run to run than
 # either rate), each wrk's p99, and non-2xx answers.
 #
-# Settings (environment): WARMUP=60s DURATION=20s KEYSPACE=5000 VALUE_SIZE=1400 READ_RATIO=0.5
+# Settings (environment): WARMUP=90s DURATION=20s KEYSPACE=5000 VALUE_SIZE=1400 READ_RATIO=0.5
 # REPLICAS=2/3 (cluster only) JVM_FLAGS="" (more JVM flags for JAR_B's nodes only, to measure
 # flags: give the same jar twice; e.g. "-XX:-UseG1GC -XX:+UseZGC"). B_SECURE=all runs JAR_B's nodes
 # with TLS on every port and bearer tokens required (a fresh CA and node certificate from openssl;
@@ -30,7 +31,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=${2:?}; shift 2 ;;
     --target) target=${2:?}; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
@@ -44,7 +45,7 @@ case $target in
   *) die "--target is cluster or single, got $target" ;;
 esac
 for port in "${ports[@]}"; do port_free "$port" || die "port $port is in use"; done
-warmup=${WARMUP:-60s} duration=${DURATION:-20s}
+warmup=${WARMUP:-90s} duration=${DURATION:-20s}
 seconds=${duration%s}
 [[ $seconds =~ ^[0-9]+$ ]] || die "DURATION must be whole seconds, such as 20s; got $duration"
 work=$(mktemp -d /tmp/ringkv-ab.XXXXXX)
@@ -91,6 +92,19 @@ load() { # seconds-label output-prefix
   wait "${wrks[@]}"
 }
 cpu_ticks() { local sum=0 pid; for pid in "$@"; do sum=$((sum + $(awk '{print $14 + $15}' "/proc/$pid/stat"))); done; echo "$sum"; }
+# The part of it the JIT compilers' threads spent: on two shared cores they still compile a
+# minute and a half into a run, more for the build with more new code, so it is shown apart. A
+# compiler thread the JVM ends during the run takes its ticks with it (a slight undercount).
+compiler_ticks() {
+  local sum=0 pid task
+  for pid in "$@"; do
+    for task in /proc/"$pid"/task/*; do
+      [[ $(cat "$task/comm" 2>/dev/null) == C[12]\ Compiler* ]] || continue
+      sum=$((sum + $(sed 's/.*) //' "$task/stat" 2>/dev/null | awk '{print $12 + $13}')))
+    done
+  done
+  echo "$sum"
+}
 # The whole machine's busy time (user, nice, system, irq, softirq), in the same ticks: less the
 # nodes', it is what wrk and the kernel's network path spent, which TLS raises too on a shared host.
 machine_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
@@ -129,17 +143,19 @@ run() { # label jar secure [jvm flags]
   local i
   for i in "${!ports[@]}"; do await_node "$scheme://127.0.0.1:${ports[$i]}" "${pids[$i]}" "$work/$label-${ports[$i]}.log"; done
   load "$warmup" "$work/$label-warm"
-  local before machine_before; before=$(cpu_ticks "${pids[@]}") machine_before=$(machine_ticks)
+  local before machine_before jit_before
+  before=$(cpu_ticks "${pids[@]}") machine_before=$(machine_ticks) jit_before=$(compiler_ticks "${pids[@]}")
   local allocated_before; allocated_before=$(allocated)
   load "$duration" "$work/$label"
-  local after machine_after; after=$(cpu_ticks "${pids[@]}") machine_after=$(machine_ticks)
+  local after machine_after jit_after
+  after=$(cpu_ticks "${pids[@]}") machine_after=$(machine_ticks) jit_after=$(compiler_ticks "${pids[@]}")
   local allocated_after; allocated_after=$(allocated)
   stop_nodes
   python3 - "$work/$label" "$label" "$((after - before))" "$(getconf CLK_TCK)" "$seconds" "$((allocated_after - allocated_before))" \
-    "$((machine_after - machine_before - (after - before)))" <<'PY'
+    "$((machine_after - machine_before - (after - before)))" "$((jit_after - jit_before))" <<'PY'
 import re, sys
 prefix, label, ticks, hz, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-allocated, rest_ticks = int(sys.argv[6]), int(sys.argv[7])
+allocated, rest_ticks, jit_ticks = int(sys.argv[6]), int(sys.argv[7]), int(sys.argv[8])
 rate, p99s, non2xx = 0.0, [], 0
 for i in range(3):
     text = open(f"{prefix}-{i}.txt").read()
@@ -150,8 +166,10 @@ for i in range(3):
     non2xx += int(bad.group(1)) if bad else 0
 cpu_us = ticks / hz * 1e6 / (rate * seconds)
 rest_us = rest_ticks / hz * 1e6 / (rate * seconds)
+jit_us = jit_ticks / hz * 1e6 / (rate * seconds)
 heap_kb = allocated / 1024 / (rate * seconds)
-print(f"{label:<12} {rate:9.0f} req/s  {cpu_us:6.1f} us CPU/req (wrk+kernel {rest_us:5.1f})  {heap_kb:5.1f} KiB heap/req  "
+print(f"{label:<12} {rate:9.0f} req/s  {cpu_us:6.1f} us CPU/req (of it JIT {jit_us:5.1f}; wrk+kernel {rest_us:5.1f})  "
+      f"{heap_kb:5.1f} KiB heap/req  "
       f"p99 ms {' / '.join(p99s)}  non-2xx {non2xx}", flush=True)
 PY
 }
