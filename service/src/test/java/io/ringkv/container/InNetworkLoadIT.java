@@ -126,21 +126,9 @@ class InNetworkLoadIT {
         assertThat(fill.summary().at("/metrics/checks/values/passes").asLong()).as("keys written (checks passed)").isEqualTo(KEYSPACE);
         assertThat(fill.summary().at("/metrics/checks/values/fails").asLong()).as("keys not written (checks failed)").isZero();
 
-        Map<String, String> mixed = new LinkedHashMap<>(CI_THRESHOLDS);
-        mixed.putAll(Map.of("SCENARIO", "mixed", "REPLICAS", "2/3", "KEYSPACE", String.valueOf(KEYSPACE),
-                "RATE", String.valueOf(RATE), "DURATION", SECONDS + "s"));
-        K6Run run = k6("kv.js", Duration.ofSeconds(60), mixed);
-        assertThat(run.exitCode()).as("kv.js's exit code (99: a threshold missed)").isZero();
-
-        JsonNode metrics = run.summary().path("metrics");
+        K6Run run = k6("kv.js", Duration.ofSeconds(60), mixedLoad(SECONDS));
+        JsonNode metrics = assertEveryRequestAnswered(run, SECONDS);
         long requests = metrics.at("/http_reqs/values/count").asLong();
-        // A constant arrival rate starts RATE × SECONDS iterations, one request each; fewer only
-        // if it ran out of VUs (dropped_iterations), which would show the nodes answering slowly.
-        assertThat(requests).as("requests made").isBetween(RATE * SECONDS - 5L, RATE * SECONDS + 5L);
-        assertThat(metrics.at("/dropped_iterations/values/count").asLong(0)).as("iterations dropped").isZero();
-        assertThat(metrics.at("/http_req_failed/values/passes").asLong()).as("requests failed").isZero();
-        assertThat(metrics.at("/checks/values/fails").asLong()).as("checks failed").isZero();
-        assertThat(metrics.at("/checks/values/passes").asLong()).as("checks passed (one a request)").isEqualTo(requests);
         // About half GETs, of filled keys (200 only), and half PUTs (201). Per status, not per check:
         // with lib.js's system tags (no "group"), k6 1.8 leaves root_group.checks empty.
         long gets = metrics.at("/http_reqs{status:200}/values/count").asLong(0);
@@ -184,9 +172,8 @@ class InNetworkLoadIT {
     @Order(3)
     void certificatesReplacedOnDiskUnderK6LoadAreServedWithoutAFailedRequest() throws Exception {
         int seconds = 20;
-        Map<String, String> mixed = new LinkedHashMap<>(CI_THRESHOLDS);
-        mixed.putAll(Map.of("SCENARIO", "mixed", "REPLICAS", "2/3", "KEYSPACE", String.valueOf(KEYSPACE),
-                "RATE", String.valueOf(RATE), "DURATION", seconds + "s", "K6_NO_CONNECTION_REUSE", "true"));
+        Map<String, String> mixed = mixedLoad(seconds);
+        mixed.put("K6_NO_CONNECTION_REUSE", "true");
         BigInteger old = secured.serial();
         CompletableFuture<K6Run> load = CompletableFuture.supplyAsync(() -> k6("kv.js", Duration.ofSeconds(seconds + 60), mixed));
         // k6 starts in a second or two: replace the files a third of the way into its run.
@@ -205,16 +192,34 @@ class InNetworkLoadIT {
         });
         assertThat(load).as("k6 still running when every port serves the new certificate").isNotDone();
 
-        K6Run run = load.get(seconds + 90L, TimeUnit.SECONDS);
+        JsonNode metrics = assertEveryRequestAnswered(load.get(seconds + 90L, TimeUnit.SECONDS), seconds);
+        assertThat(metrics.at("/http_req_tls_handshaking/values/min").asDouble())
+                .as("the shortest TLS handshake of a request, in ms (0: some request reused a connection)").isPositive();
+    }
+
+    /** kv.js's mixed load at {@link #RATE} over the filled key space, with the CI's thresholds. */
+    private static Map<String, String> mixedLoad(int seconds) {
+        Map<String, String> mixed = new LinkedHashMap<>(CI_THRESHOLDS);
+        mixed.putAll(Map.of("SCENARIO", "mixed", "REPLICAS", "2/3", "KEYSPACE", String.valueOf(KEYSPACE),
+                "RATE", String.valueOf(RATE), "DURATION", seconds + "s"));
+        return mixed;
+    }
+
+    /**
+     * Fails unless the run met its thresholds and made every request of its constant arrival rate
+     * ({@link #RATE} × seconds iterations, one request each; fewer only if it ran out of VUs,
+     * which would show the nodes answering slowly), none failed; its summary's metrics.
+     */
+    private static JsonNode assertEveryRequestAnswered(K6Run run, int seconds) {
         assertThat(run.exitCode()).as("kv.js's exit code (99: a threshold missed)").isZero();
         JsonNode metrics = run.summary().path("metrics");
         long requests = metrics.at("/http_reqs/values/count").asLong();
         assertThat(requests).as("requests made").isBetween(RATE * seconds - 5L, RATE * seconds + 5L);
         assertThat(metrics.at("/dropped_iterations/values/count").asLong(0)).as("iterations dropped").isZero();
         assertThat(metrics.at("/http_req_failed/values/passes").asLong()).as("requests failed").isZero();
+        assertThat(metrics.at("/checks/values/fails").asLong()).as("checks failed").isZero();
         assertThat(metrics.at("/checks/values/passes").asLong()).as("checks passed (one a request)").isEqualTo(requests);
-        assertThat(metrics.at("/http_req_tls_handshaking/values/min").asDouble())
-                .as("the shortest TLS handshake of a request, in ms (0: some request reused a connection)").isPositive();
+        return metrics;
     }
 
     /** The serial number of the certificate a new TLS connection to the port (on loopback) is served. */
