@@ -11,9 +11,9 @@
 # DURATION measured. One line per run: requests per second, the nodes' CPU time (user + system,
 # every JVM of the target together) per request, the part of it the JIT compilers spent and,
 # beside it, the rest of the machine's (wrk's and the kernel's: on one shared host the load
-# generator's TLS competes with the nodes), the heap
-# they allocated per request (Micrometer's jvm.gc.memory.allocated: steadier from run to run than
-# either rate), each wrk's p99, and non-2xx answers.
+# generator's TLS competes with the nodes), the heap they allocated per request (Micrometer's
+# jvm.gc.memory.allocated: steadier from run to run than either rate), each wrk's p99, and
+# non-2xx answers.
 #
 # Settings (environment): WARMUP=90s DURATION=20s KEYSPACE=5000 VALUE_SIZE=1400 READ_RATIO=0.5
 # REPLICAS=2/3 (cluster only) JVM_FLAGS="" (more JVM flags for JAR_B's nodes only, to measure

@@ -1,13 +1,12 @@
 package io.ringkv.container;
 
+import static io.ringkv.support.TestCertificates.servedSerial;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -18,9 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLSocket;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -220,15 +216,6 @@ class InNetworkLoadIT {
         assertThat(metrics.at("/checks/values/fails").asLong()).as("checks failed").isZero();
         assertThat(metrics.at("/checks/values/passes").asLong()).as("checks passed (one a request)").isEqualTo(requests);
         return metrics;
-    }
-
-    /** The serial number of the certificate a new TLS connection to the port (on loopback) is served. */
-    private static BigInteger servedSerial(SSLContext context, int port) throws IOException {
-        try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port)) {
-            socket.setSoTimeout(5_000);
-            socket.startHandshake();
-            return ((X509Certificate) socket.getSession().getPeerCertificates()[0]).getSerialNumber();
-        }
     }
 
     /** Fails unless the summary lists the general thresholds and these, and every threshold held. */

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 
 import org.bouncycastle.asn1.x500.X500Name;
@@ -120,6 +121,15 @@ public final class TestCertificates {
     }
 
     private TestCertificates() {
+    }
+
+    /** The serial number of the certificate a new TLS connection to the port on loopback is served. */
+    public static BigInteger servedSerial(SSLContext context, int port) throws IOException {
+        try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port)) {
+            socket.setSoTimeout(5_000);
+            socket.startHandshake();
+            return ((X509Certificate) socket.getSession().getPeerCertificates()[0]).getSerialNumber();
+        }
     }
 
     private static Issued sign(X500Name subject, KeyPair subjectKeys, KeyPair issuerKeys, X500Name issuer, List<String> hosts,

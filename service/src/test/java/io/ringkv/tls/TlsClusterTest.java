@@ -1,5 +1,6 @@
 package io.ringkv.tls;
 
+import static io.ringkv.support.TestCertificates.servedSerial;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -11,7 +12,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,7 +21,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLSocket;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -211,15 +210,6 @@ class TlsClusterTest {
             load.join(Duration.ofSeconds(20));
         }
         assertThat(failures).as("requests failed during the rotation (of %d)", requests.get()).isEmpty();
-    }
-
-    /** The serial number of the certificate a new TLS connection to the port is served. */
-    private static BigInteger servedSerial(SSLContext context, int port) throws IOException {
-        try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port)) {
-            socket.setSoTimeout(5_000);
-            socket.startHandshake();
-            return ((X509Certificate) socket.getSession().getPeerCertificates()[0]).getSerialNumber();
-        }
     }
 
     private static HttpRequest put(String url, String body) {
