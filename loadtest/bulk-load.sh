@@ -42,6 +42,7 @@ LOG_NAME=bulk-load
 . bin/lib/common.sh
 . loadtest/lib/targets.sh # start_server, stop_all, rss_sampler, start_etcd, apt_install
 . loadtest/lib/jar.sh     # find_jar, random_secret
+. loadtest/lib/bulk.sh    # load, tally, disks, peaks, mib (they set the globals measure reads)
 
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -93,100 +94,8 @@ for port in "${ringkv_ports[@]}" "${etcd_client_ports[@]}" "${etcd_peer_ports[@]
 done
 secret=$(random_secret)
 logical=$((KEYS * (VALUE_BYTES + KEY_BYTES)))
-mib() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
 
 rss_sampler & sampler_pid=$!
-
-# ---- the load -------------------------------------------------------------------------------------------
-# Three wrk processes at once, one per URL. A wrk thread whose share is answered stops and touches
-# its marker, but wrk's main thread sleeps out -d: a SIGINT ends that sleep, and wrk prints its
-# summary. The load's wall time ends at the last marker.
-load() { # label store url url url; sets load_seconds
-  local label=$1 store=$2 i start end=0 t rc=0 wrks=(); shift 2
-  start=$(date +%s%N)
-  for i in 0 1 2; do
-    KEYS=$KEYS PART=$i PARTS=3 VALUE_BYTES=$VALUE_BYTES STORE=$store REPLICAS=$REPLICAS WRK_THREADS=1 \
-      WRK_CONNECTIONS=$CONNECTIONS WRK_DIR=$repo/loadtest/wrk DONE_FILE=$run_dir/wrk/$label-$i.done \
-      wrk -t1 -c"$CONNECTIONS" -d"$LOAD_LIMIT" --timeout "$TIMEOUT" -s loadtest/wrk/bulk.lua "$1" \
-      >"$run_dir/wrk/$label-$i.txt" 2>&1 &
-    wrks+=($!) helpers+=($!); shift
-  done
-  ( # the interrupter: SIGINT to each wrk once its thread is done, again until it has ended
-    while :; do
-      t=0
-      for i in 0 1 2; do
-        kill -0 "${wrks[$i]}" 2>/dev/null || continue
-        t=1
-        [ ! -e "$run_dir/wrk/$label-$i.done.0" ] || kill -INT "${wrks[$i]}" 2>/dev/null || true
-      done
-      [ "$t" = 1 ] || exit 0
-      sleep 0.2
-    done
-  ) &
-  helpers+=($!)
-  for i in 0 1 2; do wait "${wrks[$i]}" || rc=$?; done
-  kill "${helpers[-1]}" 2>/dev/null || true
-  wait "${helpers[-1]}" 2>/dev/null || true
-  helpers=()
-  for i in 0 1 2; do
-    if [ -e "$run_dir/wrk/$label-$i.done.0" ]; then
-      t=$(date -r "$run_dir/wrk/$label-$i.done.0" +%s%N)
-      [ "$t" -le "$end" ] || end=$t
-    else
-      log "WARNING: wrk $i did not finish its share (exit $rc): see ${run_dir#"$repo"/}/wrk/$label-$i.txt"
-      end=$(date +%s%N)
-    fi
-  done
-  load_seconds=$(awk -v ns=$((end - start)) 'BEGIN { printf "%.1f", ns / 1e9 }')
-}
-
-# Sums the three BULK_SUMMARY lines and merges the three latency distributions (each process's 1000
-# quantiles, weighted by its answers). Sets: answered, sock, bad, bad_codes, p50, p99.
-tally() { # label ok-status
-  local files=("$run_dir/wrk/$1"-[012].txt) ok=$2 line
-  line=$(awk -v ok="$ok" '/^BULK_SUMMARY/ {
-      for (f = 2; f <= NF; f++) {
-        split($f, kv, "="); if (kv[1] != "status") { s[kv[1]] += kv[2]; continue }
-        n = split(kv[2], codes, ","); for (c = 1; c <= n; c++) { split(codes[c], cn, ":"); st[cn[1]] += cn[2] }
-      }
-      runs++ }
-    END {
-      bad = ""; nbad = 0
-      for (c in st) if (c != ok) { bad = bad (bad == "" ? "" : ", ") c " x" st[c]; nbad += st[c] }
-      missing = s["keys"] - s["responses"]; if (missing > 0) { bad = bad (bad == "" ? "" : ", ") "unanswered x" missing; nbad += missing }
-      printf "%d\t%d\t%d\t%s\t%d connect, %d read, %d write, %d timeout\t%d\n", s["responses"], nbad, runs,
-        (bad == "" ? "none" : bad), s["connect"], s["read"], s["write"], s["timeout"], s["connect"] + s["read"] + s["write"] + s["timeout"] }' "${files[@]}")
-  IFS=$'\t' read -r answered bad runs bad_codes sock sock_n <<<"$line"
-  [ "$runs" = 3 ] || { bad=$((bad + 1)); bad_codes+=" (only $runs of 3 wrk summaries)"; }
-  read -r p50 p99 < <(awk '/^BULK_SUMMARY/ { for (f = 2; f <= NF; f++) { split($f, kv, "="); if (kv[1] == "responses") w = kv[2] / 1000 } }
-      /^BULK_QUANTILES/ { for (f = 2; f <= NF; f++) print $f, w }' "${files[@]}" | sort -g |
-    awk '{ v[NR] = $1; c[NR] = (NR > 1 ? c[NR - 1] : 0) + $2 }
-      END { for (i = 1; i <= NR; i++) { if (a == "" && c[i] >= 0.5 * c[NR]) a = v[i]; if (b == "" && c[i] >= 0.99 * c[NR]) b = v[i] }
-        printf "%.1f %.1f\n", a, b }')
-}
-
-disks() { # kind dir...: sets disk_text, "1062 (64), ..." MiB per server, total (WAL), and max_ratio
-  local kind=$1 dir total wal; shift
-  disk_text="" max_ratio=0
-  for dir in "$@"; do
-    total=$(du -sb "$dir" | cut -f1)
-    if [ "$kind" = ringkv ]; then wal=$(find "$dir" -maxdepth 1 -type f -name '*.log' -printf '%s\n')
-    else wal=$(find "$dir/member/wal" -type f -printf '%s\n' 2>/dev/null || true); fi
-    wal=$(awk '{ s += $1 } END { print s + 0 }' <<<"$wal")
-    disk_text+="${disk_text:+, }$(mib "$total") ($(mib "$wal"))"
-    max_ratio=$(awk -v t="$total" -v l="$logical" -v m="$max_ratio" 'BEGIN { r = t / l; printf "%.2f", (r > m ? r : m) }')
-  done
-}
-
-peaks() { # since: sets rss_text, "412, 398, 405" MiB per server (procs.tsv order), and max_rss
-  local name pid p
-  rss_text="" max_rss=0
-  while IFS=$'\t' read -r name pid; do
-    p=$(awk -F'\t' -v since="$1" -v n="$name" '$1 >= since && $2 == n && $4 > m { m = $4 } END { printf "%.0f", m / 1024 }' "$run_dir/rss.tsv")
-    rss_text+="${rss_text:+, }$p"
-    [ "$p" -le "$max_rss" ] || max_rss=$p
-  done <"$run_dir/procs.tsv"
-}
 
 # One target, already started: the load, the disk, SETTLE, the disk again, peaks; one table row.
 measure() { # target kind ok-status label data-dir... -- url url url

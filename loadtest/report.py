@@ -5,6 +5,7 @@
     python3 loadtest/report.py --timeline k6.csv.gz out.csv      per-second buckets of a k6 CSV
     python3 loadtest/report.py --line summary.json               one line about a k6 summary
     python3 loadtest/report.py --wrk-line out1.txt out2.txt ...  one line about a wrk run
+    python3 loadtest/report.py --ycsb <folder> <logical-bytes>   loadtest/ycsb.sh's report.md + ycsb.png
 
 The folder holds what run.sh wrote: env.txt, runs.tsv (one line per k6 or wrk run), k6/<run>.json
 (handleSummary's JSON), k6/<run>.timeline.csv (per-second latency buckets, made from k6's
@@ -25,6 +26,7 @@ from reporting.document import report  # noqa: E402
 from reporting.k6 import line  # noqa: E402
 from reporting.timeline import timeline  # noqa: E402
 from reporting.wrk import wrk_line  # noqa: E402
+from reporting import ycsb  # noqa: E402
 
 
 def main(argv):
@@ -34,6 +36,8 @@ def main(argv):
         print(line(argv[1]))
     elif len(argv) >= 2 and argv[0] == "--wrk-line":
         print(wrk_line(argv[1:]))
+    elif len(argv) == 3 and argv[0] == "--ycsb":
+        ycsb.report(argv[1], int(argv[2]))
     elif len(argv) == 1 and not argv[0].startswith("-"):
         report(argv[0])
     else:

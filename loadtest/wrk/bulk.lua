@@ -33,44 +33,8 @@ function setup(thread)
 end
 
 -- ---- each thread's Lua state ----
-local chars = {}
-for i = 0, 63 do
-  chars[i] = ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"):sub(i + 1, i + 1)
-end
-local function base64(s) -- common.base64 is too slow for a pool of 256 KB
-  local out, n = {}, #s
-  for i = 1, n - 2, 3 do
-    local a, b, c = s:byte(i, i + 2)
-    local v = a * 65536 + b * 256 + c
-    out[#out + 1] = chars[math.floor(v / 262144)] .. chars[math.floor(v / 4096) % 64]
-      .. chars[math.floor(v / 64) % 64] .. chars[v % 64]
-  end
-  local rest = n % 3
-  if rest > 0 then
-    local a, b = s:byte(n - rest + 1, n)
-    local v = a * 65536 + (b or 0) * 256
-    local tail = chars[math.floor(v / 262144)] .. chars[math.floor(v / 4096) % 64]
-    out[#out + 1] = rest == 2 and (tail .. chars[math.floor(v / 64) % 64] .. "=") or (tail .. "==")
-  end
-  return table.concat(out)
-end
-
-local function random_bytes(n)
-  local f = io.open("/dev/urandom", "rb")
-  if f then
-    local s = f:read(n)
-    f:close()
-    if s and #s == n then return s end
-  end
-  local b = {} -- no /dev/urandom: Lua's generator (seeded by common.lua)
-  for i = 1, n do b[i] = string.char(math.random(0, 255)) end
-  return table.concat(b)
-end
-
 local pool, next_index, stride, parked, verified = {}, 0, 1, 0, false
-local suffix = replicas ~= "" and ("&replicas=" .. replicas) or ""
-local put_headers = { ["Content-Type"] = "application/octet-stream" }
-local json_headers = { ["Content-Type"] = "application/json" }
+local requests = common.requests(store, replicas)
 counts = {} -- status code -> responses (global: done() reads it with thread:get)
 sent = 0
 
@@ -79,19 +43,11 @@ function init(args)
   next_index = part + parts * id
   -- wrk calls request() once on its first thread before the run, to check it: that call takes no key.
   verified = id ~= 0
-  local bytes = random_bytes(pool_size * value_bytes)
-  for i = 1, pool_size do
-    local v = bytes:sub((i - 1) * value_bytes + 1, i * value_bytes)
-    pool[i] = store == "etcd" and base64(v) or v
-  end
+  pool = common.value_pool(pool_size, value_bytes, store == "etcd")
 end
 
 local function put(index, value)
-  local key = common.key_at(index)
-  if store == "etcd" then
-    return wrk.format("POST", "/v3/kv/put", json_headers, '{"key":"' .. base64(key) .. '","value":"' .. value .. '"}')
-  end
-  return wrk.format("PUT", "/v0/entity?id=" .. key .. suffix, put_headers, value)
+  return requests.put(common.key_at(index), value)
 end
 
 function request()
@@ -137,7 +93,5 @@ function done(summary, latency)
   io.write(string.format(
     "BULK_SUMMARY part=%d keys=%d sent=%d responses=%d connect=%d read=%d write=%d timeout=%d status=%s\n",
     part, share, n_sent, responses, e.connect, e.read, e.write, e.timeout, table.concat(codes, ",")))
-  local q = {}
-  for i = 1, 1000 do q[i] = string.format("%.3f", latency:percentile(i / 10) / 1000) end
-  io.write("BULK_QUANTILES " .. table.concat(q, " ") .. "\n")
+  common.write_quantiles("BULK_QUANTILES", latency)
 end
