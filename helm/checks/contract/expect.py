@@ -6,7 +6,7 @@ import json
 DEFAULT_KINDS = ["ServiceAccount", "Role", "RoleBinding", "Secret", "Secret", "Secret", "Service", "Service",
                  "StatefulSet", "PodDisruptionBudget", "NetworkPolicy"]
 
-# Keys checked only in some renders (absent = the default): directMemoryPercent (8), existingSecret,
+# Keys checked only in some renders (absent = the default): directMemoryPercent (8), storageMemoryPercent (15), existingSecret,
 # secretValue, previousSecret, tokensSecret, tlsSecret (the chart's own), membership (true), serviceAccountAutomount (false), terminationGracePeriodSeconds (60),
 # drainDelay ("5s"), volumePermissionsImage (the app image).
 RENDER = {

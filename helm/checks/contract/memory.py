@@ -1,5 +1,5 @@
-"""The heap against the memory limit: -Xmx and the direct memory cap from jvm.* of the chart, and the
-image's own heap share for a run without the chart."""
+"""The heap against the memory limit: -Xmx and the direct memory cap from jvm.* of the chart, RocksDB's
+budget from storage.memoryPercent, and the image's own heap share for a run without the chart."""
 import re
 
 import yaml
@@ -30,6 +30,12 @@ def check_heap(r):
           len(direct) == 1 and int(direct[0]) == expected_direct, jto)
     check("heap + direct memory <= 80%% of the %s memory limit" % limit,
           len(direct) == 1 and heap + int(direct[0]) <= 0.8 * mib(limit), jto)
+    storage = r.val("RINGKV_STORAGE_MEMORY_SIZE") or ""
+    expected_storage = mib(limit) * exp.get("storageMemoryPercent", 15) // 100
+    check("RINGKV_STORAGE_MEMORY_SIZE = %dMB (storage.memoryPercent of the limit)" % expected_storage,
+          storage == "%dMB" % expected_storage, storage)
+    check("heap + direct memory + RocksDB <= 85%% of the %s memory limit" % limit,
+          len(direct) == 1 and heap + int(direct[0]) + expected_storage <= 0.85 * mib(limit), jto)
 
 
 def image_heap(dockerfile_path, values_path):

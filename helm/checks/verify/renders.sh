@@ -35,10 +35,10 @@ check_renders() {
     --set-json 'extraEnv=[{"name":"LOGGING_LEVEL_ROOT","value":"INFO"}]'
 
   render_case existing-secret my-db default '{"fullname":"my-db-ringkv","servicePort":80,"memoryLimit":"1000Mi",
-   "heapMiB":750,"directMemoryPercent":5,"persistence":false,"existingSecret":"ringkv-shared","antiAffinity":"none",
+   "heapMiB":750,"directMemoryPercent":5,"storageMemoryPercent":5,"persistence":false,"existingSecret":"ringkv-shared","antiAffinity":"none",
    "spread":false,"tests":false,"tokensSecret":"ringkv-tokens","tlsSecret":"ringkv-tls",
    "kinds":["ServiceAccount","Role","RoleBinding","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}' \
-    --set jvm.heapPercent=75,jvm.directMemoryPercent=5,resources.limits.memory=1000Mi,resources.requests.memory=1000Mi \
+    --set jvm.heapPercent=75,jvm.directMemoryPercent=5,storage.memoryPercent=5,resources.limits.memory=1000Mi,resources.requests.memory=1000Mi \
     --set cluster.existingSecret=ringkv-shared,persistence.enabled=false,podAntiAffinity.type=none \
     --set security.existingSecret=ringkv-tokens,tls.existingSecret=ringkv-tls \
     --set tests.enabled=false,service.port=80 --set-json 'topologySpreadConstraints=[]'

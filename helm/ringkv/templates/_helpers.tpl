@@ -250,10 +250,25 @@ Netty's direct memory in MiB: floor(memory limit MiB * jvm.directMemoryPercent /
 Without a cap the JVM allows as much as the heap, which the limit does not hold.
 */}}
 {{- define "ringkv.directMemoryMiB" -}}
-{{- if gt (add (int .Values.jvm.heapPercent) (int .Values.jvm.directMemoryPercent)) 80 }}
-{{- fail (printf "jvm.heapPercent (%d) + jvm.directMemoryPercent (%d) must be at most 80: the rest of the memory limit is for RocksDB and the JVM itself" (int .Values.jvm.heapPercent) (int .Values.jvm.directMemoryPercent)) }}
-{{- end }}
 {{- div (mul (include "ringkv.memoryLimitMiB" . | atoi) (int .Values.jvm.directMemoryPercent)) 100 }}
+{{- end }}
+
+{{/*
+RocksDB's memory budget in MiB (ringkv.storage.memory-size): floor(memory limit MiB *
+storage.memoryPercent / 100). With the heap and direct memory it may take at most 85% of the
+limit (so heap and direct memory at most 80%): the rest is the JVM's own memory and the
+allocator's.
+*/}}
+{{- define "ringkv.storageMemoryMiB" -}}
+{{- $total := add (int .Values.jvm.heapPercent) (int .Values.jvm.directMemoryPercent) (int .Values.storage.memoryPercent) }}
+{{- if gt $total 85 }}
+{{- fail (printf "jvm.heapPercent (%d) + jvm.directMemoryPercent (%d) + storage.memoryPercent (%d) must be at most 85: the rest of the memory limit is for the JVM itself" (int .Values.jvm.heapPercent) (int .Values.jvm.directMemoryPercent) (int .Values.storage.memoryPercent)) }}
+{{- end }}
+{{- $storage := div (mul (include "ringkv.memoryLimitMiB" . | atoi) (int .Values.storage.memoryPercent)) 100 }}
+{{- if lt $storage 16 }}
+{{- fail (printf "computed RocksDB memory %dMiB is below 16MiB: raise resources.limits.memory or storage.memoryPercent" $storage) }}
+{{- end }}
+{{- $storage }}
 {{- end }}
 
 {{/*

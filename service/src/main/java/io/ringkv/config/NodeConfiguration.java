@@ -130,8 +130,12 @@ public class NodeConfiguration {
     @Bean(destroyMethod = "close")
     RocksStore rocksStore(RingkvProperties properties) {
         var storage = properties.storage();
+        if (storage.memorySize().compareTo(RingkvProperties.Storage.MIN_MEMORY_SIZE) < 0) {
+            throw new InvalidSettingException(RingkvProperties.Storage.MEMORY_SIZE,
+                    "must be at least " + RingkvProperties.Storage.MIN_MEMORY_SIZE.toMegabytes() + "MB, got " + storage.memorySize());
+        }
         try {
-            return RocksStore.open(new StorageSettings(properties.dataDir(), storage.blockCacheSize().toBytes(),
+            return RocksStore.open(new StorageSettings(properties.dataDir(), storage.memorySize().toBytes(),
                     storage.syncWrites(), storage.queueSize(), storage.queueBytes().toBytes(), storage.maxWalSize().toBytes(),
                     HashRing::token), LastWriteWins.ORDER);
         } catch (StorageException e) {

@@ -346,7 +346,9 @@ public record RingkvProperties(
 
     /**
      * @param tombstoneGracePeriod how long a delete's tombstone is kept before compaction may drop it
-     * @param blockCacheSize       RocksDB's block cache, off the JVM heap
+     * @param memorySize           RocksDB's memory, off the JVM heap: one cache that data blocks, index and
+     *                             filter blocks and the memtables share (the chart derives it from the pod's
+     *                             memory limit)
      * @param syncWrites           fsync the write-ahead log on every write (slower; survives power loss)
      * @param threads              threads that run RocksDB calls off the event loop
      * @param queueSize            storage calls that may wait for a thread before new ones are refused with 503
@@ -357,13 +359,17 @@ public record RingkvProperties(
      */
     public record Storage(
             @DefaultValue("24h") @Positive Duration tombstoneGracePeriod,
-            @DefaultValue("32MB") @Positive DataSize blockCacheSize,
+            @DefaultValue("128MB") @Positive DataSize memorySize,
             @DefaultValue("false") boolean syncWrites,
             @DefaultValue("8") @Positive int threads,
             @DefaultValue("10000") @Positive int queueSize,
             @DefaultValue("64MB") @Positive DataSize queueBytes,
             @DefaultValue("64MB") DataSize minFreeDisk,
             @DefaultValue("64MB") @Positive DataSize maxWalSize) {
+
+        static final String MEMORY_SIZE = "ringkv.storage.memory-size";
+        /** Below it the memtables alone (two of 4 MiB for each family) would exceed the budget. */
+        static final DataSize MIN_MEMORY_SIZE = DataSize.ofMegabytes(16);
     }
 
     /** @param breaker the circuit breaker each node keeps per peer */

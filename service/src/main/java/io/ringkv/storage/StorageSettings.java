@@ -7,7 +7,8 @@ import java.util.function.ToLongFunction;
  * What {@link RocksStore} needs to open, free of Spring so that the store is tested on its own.
  *
  * @param directory             where RocksDB keeps its files
- * @param blockCacheBytes       the shared cache for uncompressed data, index and filter blocks
+ * @param memoryBytes           RocksDB's memory: the block cache that data, index and filter blocks and
+ *                              the memtables share
  * @param syncWrites            fsync the write-ahead log before acknowledging a write
  * @param writeQueueSize        writes that may wait for the writer; more are refused at once
  * @param writeQueueBytes       bytes of values that may wait for the writer (or be committing); more are refused at once
@@ -15,6 +16,6 @@ import java.util.function.ToLongFunction;
  *                              oldest file alive are flushed
  * @param token                 a key's position on the hash ring, by which the token index orders keys
  */
-public record StorageSettings(Path directory, long blockCacheBytes, boolean syncWrites, int writeQueueSize,
+public record StorageSettings(Path directory, long memoryBytes, boolean syncWrites, int writeQueueSize,
         long writeQueueBytes, long maxWalBytes, ToLongFunction<byte[]> token) {
 }

@@ -7,11 +7,13 @@ import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 import org.rocksdb.HyperClockCache;
+import org.rocksdb.IndexType;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.ReadTier;
 import org.rocksdb.Statistics;
 import org.rocksdb.StatsLevel;
 import org.rocksdb.TickerType;
+import org.rocksdb.WriteBufferManager;
 import org.rocksdb.WriteOptions;
 
 /**
@@ -21,7 +23,11 @@ import org.rocksdb.WriteOptions;
  */
 final class StoreOptions implements AutoCloseable {
 
+    private static final long MIB = 1024 * 1024;
+    private static final long MIN_WRITE_BUFFER = 4 * MIB;
+
     private final Cache blockCache;
+    private final WriteBufferManager writeBufferManager;
     private final BloomFilter bloomFilter;
     private final ColumnFamilyOptions recordOptions;
     private final ColumnFamilyOptions indexOptions;
@@ -31,46 +37,63 @@ final class StoreOptions implements AutoCloseable {
     private final ReadOptions cachedReads;
 
     StoreOptions(StorageSettings settings) {
-        // Off-heap and shared by both column families: the JVM heap (jvm.heapPercent of the
-        // container's memory limit, helm/ringkv/values.yaml) does not hold it, so it is sized
-        // against the container's memory beside the heap. HyperClockCache looks up
-        // without locks, which lets event loops read from it (getIfCached).
-        blockCache = new HyperClockCache(settings.blockCacheBytes(), 0, -1, false);
-        // 10 bits a key gives about 1% false positives: most GETs of an absent key skip the disk.
+        long memory = settings.memoryBytes();
+        // One budget for all of RocksDB's memory (ringkv.storage.memory-size, which the chart derives
+        // from the pod's memory limit): off the JVM heap, beside it in the container's limit.
+        // HyperClockCache looks up without locks, which lets event loops read from it (getIfCached).
+        blockCache = new HyperClockCache(memory, 0, -1, false);
+        // Memtables are charged to that cache, so that blocks and memtables share the budget
+        // instead of adding up; past a quarter of it (at least two of the smallest memtables) the
+        // largest memtable is flushed. No stall: the write queue's byte bound holds writers back.
+        writeBufferManager = new WriteBufferManager(Math.max(memory / 4, 2 * MIN_WRITE_BUFFER), blockCache, false);
+        // 10 bits a key gives about 1% false positives: most GETs of an absent key, and the read
+        // of the stored version that every write makes, skip the disk.
         bloomFilter = new BloomFilter(10);
         BlockBasedTableConfig table = new BlockBasedTableConfig()
                 .setBlockCache(blockCache)
                 .setFilterPolicy(bloomFilter)
-                // Index and filter blocks count against the cache instead of growing without bound.
+                // Index and filter blocks count against the cache instead of growing with the data:
+                // at 10 M records they are tens of MiB a node, more than a small budget.
                 .setCacheIndexAndFilterBlocks(true)
+                .setCacheIndexAndFilterBlocksWithHighPriority(true)
+                // Partitioned, so that only the parts in use take cache: the top level of each
+                // file's index and filter (a few KiB) stays pinned, the 4 KiB partitions come and go.
+                .setIndexType(IndexType.kTwoLevelIndexSearch)
+                .setPartitionFilters(true)
+                .setMetadataBlockSize(4096)
+                .setPinTopLevelIndexAndFilter(true)
                 .setPinL0FilterAndIndexBlocksInCache(true)
                 // Keys are read whole, never by prefix.
                 .setWholeKeyFiltering(true);
 
         recordOptions = new ColumnFamilyOptions()
                 .setTableFormatConfig(table)
-                // LZ4 on the upper levels is nearly free in CPU; ZSTD on the bottom level,
-                // which holds about 90% of the data, saves disk at a cost paid only by compaction.
+                // LZ4 on the upper levels is nearly free in CPU; ZSTD on the bottom level, which
+                // holds about 90% of the data, saves disk at a cost paid only by compaction. A block
+                // that does not shrink by an eighth (random or already compressed values) is kept
+                // uncompressed (RocksDB's default ratio check), so its reads decompress nothing.
                 .setCompressionType(CompressionType.LZ4_COMPRESSION)
                 .setBottommostCompressionType(CompressionType.ZSTD_COMPRESSION)
-                // Two 16 MiB memtables keep the write path's native memory small and predictable.
-                .setWriteBufferSize(16L * 1024 * 1024)
+                // Two memtables of an eighth of the budget each (4-64 MiB): larger ones mean fewer,
+                // larger flushes and less compaction under a bulk load.
+                .setWriteBufferSize(Math.clamp(memory / 8, MIN_WRITE_BUFFER, 64 * MIB))
                 .setMaxWriteBufferNumber(2)
                 .setLevelCompactionDynamicLevelBytes(true);
         // The index holds keys only: small memtables are plenty.
         indexOptions = new ColumnFamilyOptions()
                 .setTableFormatConfig(table)
                 .setCompressionType(CompressionType.LZ4_COMPRESSION)
-                .setWriteBufferSize(4L * 1024 * 1024)
+                .setWriteBufferSize(MIN_WRITE_BUFFER)
                 .setMaxWriteBufferNumber(2)
                 .setLevelCompactionDynamicLevelBytes(true);
 
         // Without the detailed timers (the costly part) statistics are cheap enough to leave on; their
-        // block-cache tickers tell whether block-cache-size fits the working set.
+        // block-cache tickers tell whether memory-size fits the working set.
         statistics = new Statistics();
         statistics.setStatsLevel(StatsLevel.EXCEPT_DETAILED_TIMERS);
         dbOptions = new DBOptions()
                 .setStatistics(statistics)
+                .setWriteBufferManager(writeBufferManager)
                 .setCreateIfMissing(true)
                 .setCreateMissingColumnFamilies(true)
                 // Two cores: one flush and one compaction thread at a time.
@@ -128,6 +151,7 @@ final class StoreOptions implements AutoCloseable {
         cachedReads.close();
         writeOptions.close();
         dbOptions.close();
+        writeBufferManager.close();
         statistics.close();
         recordOptions.close();
         indexOptions.close();
