@@ -12,7 +12,7 @@ DEFAULT_KINDS = ["ServiceAccount", "Role", "RoleBinding", "Secret", "Secret", "S
 RENDER = {
     "namespace": "default", "fullname": "ringkv", "replicas": 3, "imageTag": "0.1.0",
     "clusterDomain": "cluster.local", "httpPort": 8080, "clusterPort": 7070, "managementPort": 9090,
-    "servicePort": 8080, "memoryLimit": "768Mi", "heapMiB": 253, "persistence": True, "size": "1Gi",
+    "servicePort": 8080, "memoryLimit": "768Mi", "heapMiB": 253, "persistence": True, "size": "10Gi",
     "storageClassName": None, "volumePermissions": False, "networkPolicy": True, "managementOpen": False, "antiAffinity": "soft",
     "spread": True, "tests": True, "testImage": "grafana/k6:1.8.1", "security": True, "tls": True, "departure": "45s", "kinds": DEFAULT_KINDS,
 }
