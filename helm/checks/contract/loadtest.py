@@ -93,7 +93,8 @@ def check_env(c, docs, exp):
           and any(p.get("port") == exp["servicePort"] for p in g(client, "spec", "ports", default=[])),
           (env.get("BASE_URL"), list(services)))
     want = {"SCENARIO": exp["scenario"], "RATE": exp["rate"], "DURATION": exp["duration"],
-            "REPLICAS": exp["replicas"], "KEYSPACE": exp["keyspace"], "VALUE_SIZE": exp["valueSize"],
+            "REPLICAS": exp["replicas"], "KEYSPACE": exp["keyspace"], "DISTRIBUTION": exp["distribution"],
+            "VALUE_SIZE": exp["valueSize"],
             "P99_MS": exp["p99Ms"], "MAX_ERROR_RATE": exp["maxErrorRate"],
             "FILLED": "0" if exp["fill"] == "none" else "1", "SUMMARY_JSON": "none",
             "K6_NO_USAGE_REPORT": "true"}

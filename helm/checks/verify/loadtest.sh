@@ -31,8 +31,8 @@ check_loadtest() {
   fi
   loadtest_case loadtest-default ringkv default '{}' --set loadtest.enabled=true
   loadtest_case loadtest-custom rel kvns '{"namespace":"kvns","fullname":"kv","servicePort":80,"image":"ringkv-k6:1.8.1",
-   "scenario":"get","rate":"50","duration":"1m30s","replicas":"3/3","keyspace":"1000000","valueSize":"100",
-   "p99Ms":"2.5","maxErrorRate":"0.001","fill":"init","env":{"READ_RATIO":"0.9","DISTRIBUTION":"zipf"},
+   "scenario":"ycsb-e","rate":"50","duration":"1m30s","replicas":"3/3","keyspace":"1000000","distribution":"zipf",
+   "valueSize":"100","p99Ms":"2.5","maxErrorRate":"0.001","fill":"init","env":{"READ_RATIO":"0.9","SCAN_MAX":"10"},
    "activeDeadlineSeconds":300,"ttl":600,"networkPolicy":true}' -f "$VERIFY/values-loadtest.yaml"
   # --set passes 12.5 and 0.05 as strings: the schema takes decimal strings for these two.
   loadtest_case loadtest-set ringkv default '{"fill":"done","p99Ms":"12.5","maxErrorRate":"0.05"}' \

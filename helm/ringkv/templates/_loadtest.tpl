@@ -57,6 +57,8 @@ Integers go through `int`: helm holds YAML numbers as float64, which print as 1e
   value: {{ $lt.replicas | quote }}
 - name: KEYSPACE
   value: {{ int $lt.keyspace | quote }}
+- name: DISTRIBUTION
+  value: {{ $lt.distribution | quote }}
 - name: VALUE_SIZE
   value: {{ int $lt.valueSize | quote }}
 - name: P99_MS
