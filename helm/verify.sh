@@ -48,7 +48,7 @@ source "$VERIFY/k8s.sh"
 # shellcheck source=SCRIPTDIR/checks/verify/hook-script.sh
 source "$VERIFY/hook-script.sh"
 
-# HELM, PYTHON (with PyYAML) and KUBECTL, or exit 2 with what is missing.
+# HELM, PYTHON (with PyYAML), KUBECTL and K6_BIN, or exit 2 with what is missing.
 find_tools() {
   HELM="${HELM:-$(command -v helm || true)}"
   if [ -z "$HELM" ] || ! "$HELM" version >/dev/null 2>&1; then
@@ -64,10 +64,13 @@ find_tools() {
     "$PYTHON" -c 'import yaml' || { echo "ERROR: could not install PyYAML" >&2; exit 2; }
   fi
   KUBECTL="${KUBECTL:-$(command -v kubectl || true)}"
+  K6_BIN="${K6:-$(command -v k6 || true)}"
+  if [ -z "$K6_BIN" ] && [ -x /var/cache/kube-local/v1.33.13/bin/k6 ]; then K6_BIN=/var/cache/kube-local/v1.33.13/bin/k6; fi
   echo "ringkv chart verification"
   echo "  helm:    $HELM ($("$HELM" version --short 2>/dev/null || "$HELM" version))"
   echo "  python:  $("$PYTHON" --version 2>&1), PyYAML $("$PYTHON" -c 'import yaml; print(yaml.__version__)')"
   echo "  kubectl: ${KUBECTL:-absent}"
+  echo "  k6:      ${K6_BIN:-absent}"
 }
 
 check_lint() {
