@@ -16,6 +16,8 @@
 #   - k8s/ is the chart's current render (k8s/generate), builds with kustomize,
 #     also under an overlay with its own namespace and Secrets, and holds no secret;
 #   - the helm test script, run with k6 against a mock of the API;
+#   - the loadtest Job's HTML report: kv.js with the Job's web dashboard settings against that mock,
+#     printed by the report container's script and decoded by the documented fetch command;
 #   - the monitoring objects (helm/checks/monitoring.sh).
 # The sections live in helm/checks/verify/ (renders.sh, loadtest.sh, k8s.sh,
 # hook-script.sh; report.sh counts the checks), with the values files they render.
@@ -24,7 +26,8 @@
 #   HELM=/path/to/helm   helm binary (default: `helm` from PATH)
 #   PYTHON=python3       python with PyYAML (installed with pip when missing)
 #   KUBECTL=kubectl      kubectl for `kubectl kustomize` (skipped when absent)
-#   K6=k6                k6 for the helm test script (default: on PATH or kube-local's; skipped when absent)
+#   K6=k6                k6 for the helm test script and the loadtest report (default: on PATH or
+#                        kube-local's; those checks are skipped when absent)
 #   kubeconform, helm-unittest and the schemas come from helm/checks/install-tools
 #   (needs go; cached in ~/.cache/ringkv/chart-tools).
 #
@@ -48,7 +51,7 @@ source "$VERIFY/k8s.sh"
 # shellcheck source=SCRIPTDIR/checks/verify/hook-script.sh
 source "$VERIFY/hook-script.sh"
 
-# HELM, PYTHON (with PyYAML) and KUBECTL, or exit 2 with what is missing.
+# HELM, PYTHON (with PyYAML), KUBECTL and K6_BIN, or exit 2 with what is missing.
 find_tools() {
   HELM="${HELM:-$(command -v helm || true)}"
   if [ -z "$HELM" ] || ! "$HELM" version >/dev/null 2>&1; then
@@ -64,10 +67,13 @@ find_tools() {
     "$PYTHON" -c 'import yaml' || { echo "ERROR: could not install PyYAML" >&2; exit 2; }
   fi
   KUBECTL="${KUBECTL:-$(command -v kubectl || true)}"
+  K6_BIN="${K6:-$(command -v k6 || true)}"
+  if [ -z "$K6_BIN" ] && [ -x /var/cache/kube-local/v1.33.13/bin/k6 ]; then K6_BIN=/var/cache/kube-local/v1.33.13/bin/k6; fi
   echo "ringkv chart verification"
   echo "  helm:    $HELM ($("$HELM" version --short 2>/dev/null || "$HELM" version))"
   echo "  python:  $("$PYTHON" --version 2>&1), PyYAML $("$PYTHON" -c 'import yaml; print(yaml.__version__)')"
   echo "  kubectl: ${KUBECTL:-absent}"
+  echo "  k6:      ${K6_BIN:-absent}"
 }
 
 check_lint() {
@@ -142,6 +148,7 @@ main() {
   check_loadtest
   check_k8s
   check_hook_script
+  check_loadtest_report
   check_kubeconform
   check_monitoring
   summary

@@ -37,6 +37,10 @@ function nodeList() {
 }
 
 const scenario = env('SCENARIO', 'mixed');
+// YCSB's core workloads (kv.js): zipf by default, as YCSB's requestdistribution=zipfian.
+const ycsb = scenario.startsWith('ycsb-');
+// The scenarios that scan: their p99 covers whole windows of records, not one key.
+const scans = scenario === 'range' || scenario === 'ycsb-e';
 const rate = intEnv('RATE', 200);
 // Enough VUs for 100 ms worth of requests in flight at the highest rate offered (at least 100).
 const peakRate = Math.max(rate, ...env('STAGES', '').split(',').map((p) => Number(p.split(':')[1]) || 0));
@@ -57,18 +61,19 @@ export const cfg = {
   vus, // preAllocatedVUs
   maxVUs: Math.max(intEnv('MAX_VUS', vus), vus),
   keyspace: Math.max(intEnv('KEYSPACE', 100000), 1),
-  distribution: env('DISTRIBUTION', 'uniform'), // uniform | zipf
+  distribution: env('DISTRIBUTION', ycsb ? 'zipf' : 'uniform'), // uniform | zipf
   zipfTheta: floatEnv('ZIPF_THETA', 0.99), // YCSB's default skew
   valueSize: intEnv('VALUE_SIZE', 1024),
   replicas: env('REPLICAS', ''), // '' = the node's default (majority of all), or "ack/from"
   readRatio: floatEnv('READ_RATIO', 0.5), // mixed: share of GETs (YCSB workload A: 0.5)
   deleteRatio, // mixed: share of DELETEs (default none)
   rangeSize: Math.max(intEnv('RANGE_SIZE', 10), 1), // range: keys per window
+  scanMax: intEnv('SCAN_MAX', 100), // ycsb-e: a scan asks for 1..SCAN_MAX records (YCSB's maxscanlength)
   timeout: env('TIMEOUT', '10s'), // per request; a request past it counts as failed (status 0)
   // A GET of a key may answer 404 only when the store was not filled or deletes run.
   allowMissing: !filled || deleteRatio > 0,
   filled,
-  p99Ms: floatEnv('P99_MS', scenario === 'range' ? 50 : 10),
+  p99Ms: floatEnv('P99_MS', scans ? 50 : 10),
   maxErrorRate: floatEnv('MAX_ERROR_RATE', 0.01),
 };
 
@@ -80,6 +85,9 @@ if (cfg.store === 'etcd' && cfg.replicas !== '') {
 }
 if (!['uniform', 'zipf'].includes(cfg.distribution)) {
   throw new Error(`DISTRIBUTION must be uniform or zipf, got "${cfg.distribution}"`);
+}
+if (cfg.scanMax < 1) {
+  throw new Error(`SCAN_MAX must be at least 1 (records a scan asks for at most), got "${cfg.scanMax}"`);
 }
 if (cfg.replicas !== '' && !/^\d+\/\d+$/.test(cfg.replicas)) {
   throw new Error(`REPLICAS must look like 2/3, got "${cfg.replicas}"`);
@@ -159,10 +167,6 @@ export function entityUrl(id) {
   return `${node()}/v0/entity?id=${id}${replicasParam}`;
 }
 
-export function rangeUrl(start, end) {
-  return `${node()}/v0/entities?start=${start}&end=${end}`;
-}
-
 // RINGKV_TOKEN: a token of role write (or admin) for a store with security on (the chart's Job
 // takes it from the release's Secret); unset for bin/cluster and loadtest/run.sh (plain http).
 const token = env('RINGKV_TOKEN', '');
@@ -190,6 +194,14 @@ export const deleteParams = {
   headers: authHeaders, tags: { op: 'delete' }, responseType: 'none', timeout: cfg.timeout,
 };
 
+const rangeParams = {
+  headers: authHeaders,
+  tags: { op: 'range' },
+  // The body is needed to count the records, which tells a complete range from one cut off mid-stream.
+  responseType: 'binary',
+  timeout: cfg.timeout,
+};
+
 // ---- one request of each kind, for either store ----------------------------------------------
 
 // etcd's gateway takes JSON with base64 keys and values; its reads are linearizable by default
@@ -200,6 +212,7 @@ const etcdParams = (params) => Object.assign({}, params, { headers: etcdJson });
 const etcdGetParams = etcdParams(getParams);
 const etcdPutParams = etcdParams(putParams);
 const etcdDeleteParams = etcdParams(deleteParams);
+const etcdRangeParams = Object.assign(etcdParams(rangeParams), { responseType: 'text' }); // JSON
 
 export function putKey(id) {
   if (cfg.store === 'etcd') {
@@ -221,6 +234,27 @@ export function deleteKey(id) {
     return http.post(`${node()}/v3/kv/deleterange`, `{"key":"${encoding.b64encode(id)}"}`, etcdDeleteParams);
   }
   return http.del(entityUrl(id), null, deleteParams);
+}
+
+// The records of keys start .. end-1: ringkv's GET /v0/entities, etcd's range with range_end and,
+// as a YCSB scan asks for "this many records from this key", a limit.
+export function rangeKeys(start, end) {
+  if (cfg.store === 'etcd') {
+    const body = `{"key":"${encoding.b64encode(key(start))}","range_end":"${encoding.b64encode(key(end))}","limit":${end - start}}`;
+    return http.post(`${node()}/v3/kv/range`, body, etcdRangeParams);
+  }
+  return http.get(`${node()}/v0/entities?start=${key(start)}&end=${key(end)}`, rangeParams);
+}
+
+// Each record in ringkv's answer is "<key>\n<value>", every value VALUE_SIZE bytes as the fill
+// wrote them; a count that is not whole means a record was cut off.
+const recordBytes = key(0).length + 1 + cfg.valueSize;
+
+// How many records a 200 answer of rangeKeys holds (-1 for any other answer).
+export function rangeRecords(res) {
+  if (res.status !== 200 || res.body === null) return -1;
+  if (cfg.store === 'etcd') return (JSON.parse(res.body).kvs || []).length;
+  return res.body.byteLength / recordBytes;
 }
 
 // What each store answers on success: etcd's gateway answers 200 to everything that worked.

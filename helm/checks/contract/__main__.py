@@ -11,6 +11,9 @@
   python3 -m contract loadtest FILE EXPECT_JSON LOADTEST_DIR   the loadtest Job/ConfigMap of one render
   python3 -m contract jobname FILE                     prints the loadtest Job's name (or nothing)
   python3 -m contract hook-script FILE                 prints the helm test hook's shell script
+  python3 -m contract report-part FILE env|script DIR  prints the loadtest report's k6 settings or script,
+                                                       its directory moved to DIR
+  python3 -m contract report-html FILE                 the fetched loadtest report is k6's, with charts
 
 EXPECT_JSON holds what differs from the default render's expectation (expect.py). The checks print
 "PASS<TAB>name" / "FAIL<TAB>name<TAB>detail" lines.
@@ -37,9 +40,10 @@ CHECKS = {
     "k8s-no-secret": secret.k8s_no_secret,
     "schema-coverage": values_schema.schema_coverage,
     "image-heap": memory.image_heap,
+    "report-html": loadtest.report_html,
 }
 # Modes that print what verify.sh asked for instead of checks.
-PRINTS = {"jobname": loadtest.job_name, "hook-script": hooktest.hook_script}
+PRINTS = {"jobname": loadtest.job_name, "hook-script": hooktest.hook_script, "report-part": loadtest.report_part}
 
 
 def main(argv):

@@ -21,8 +21,9 @@ RENDER = {
 LOADTEST = {
     "enabled": True, "namespace": "default", "fullname": "ringkv", "servicePort": 8080,
     "image": "grafana/k6:1.8.1", "scenario": "mixed", "rate": "200", "duration": "30s", "replicas": "2/3",
-    "keyspace": "100000", "valueSize": "1024", "p99Ms": "10", "maxErrorRate": "0.01", "fill": "none",
-    "activeDeadlineSeconds": 900, "ttl": None, "security": True, "tls": True,
+    "keyspace": "100000", "distribution": "", "valueSize": "1024", "p99Ms": "10", "maxErrorRate": "0.01",
+    "fill": "none", "activeDeadlineSeconds": 900, "ttl": None, "security": True, "tls": True,
+    "report": True, "reportImage": "ringkv:0.1.0", "reportPeriod": "1s",
 }
 
 

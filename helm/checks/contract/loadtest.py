@@ -1,6 +1,9 @@
 """The k6 load test (loadtest.*): one Job, not a hook, named after its pod template and scripts; a
-ConfigMap holding loadtest/'s scripts byte for byte; the values in the env; a locked-down pod that no
-Service, PodDisruptionBudget or StatefulSet selects, and that the NetworkPolicy lets in."""
+ConfigMap holding loadtest/'s scripts byte for byte; the values in the env; the HTML report, written
+by k6 and printed by a native sidecar; a locked-down pod that no Service, PodDisruptionBudget or
+StatefulSet selects, and that the NetworkPolicy lets in."""
+import base64
+import gzip
 import json
 import re
 
@@ -8,6 +11,9 @@ from .manifests import DNS1123_LABEL, g, load, of_kind, release_selectors, subse
 from .report import check
 
 SCRIPTS = ("fill.js", "kv.js", "lib.js")
+# The web dashboard's settings, which only the k6 container of the run gets (a fill would write its
+# own report over the run's).
+REPORT_ENV = ("K6_WEB_DASHBOARD", "K6_WEB_DASHBOARD_PORT", "K6_WEB_DASHBOARD_PERIOD", "K6_WEB_DASHBOARD_EXPORT")
 
 
 def is_loadtest(d):
@@ -38,6 +44,7 @@ def loadtest_checks(docs, exp, scripts_dir):
     check_k6(ctrs[0], pod, cm, exp)
     check_env(ctrs[0], docs, exp)
     check_fill_and_job(ctrs[0], spec, exp)
+    check_report(ctrs[0], spec, exp)
     check_isolation(ctrs[0], spec, docs, exp)
 
 
@@ -93,7 +100,8 @@ def check_env(c, docs, exp):
           and any(p.get("port") == exp["servicePort"] for p in g(client, "spec", "ports", default=[])),
           (env.get("BASE_URL"), list(services)))
     want = {"SCENARIO": exp["scenario"], "RATE": exp["rate"], "DURATION": exp["duration"],
-            "REPLICAS": exp["replicas"], "KEYSPACE": exp["keyspace"], "VALUE_SIZE": exp["valueSize"],
+            "REPLICAS": exp["replicas"], "KEYSPACE": exp["keyspace"], "DISTRIBUTION": exp["distribution"],
+            "VALUE_SIZE": exp["valueSize"],
             "P99_MS": exp["p99Ms"], "MAX_ERROR_RATE": exp["maxErrorRate"],
             "FILLED": "0" if exp["fill"] == "none" else "1", "SUMMARY_JSON": "none",
             "K6_NO_USAGE_REPORT": "true"}
@@ -116,17 +124,28 @@ def check_env(c, docs, exp):
           [e for e in others if not isinstance(e.get("value"), str)])
 
 
+def report_containers(pod):
+    return [i for i in pod.get("initContainers") or [] if i.get("name") == "report"]
+
+
+def without_report(c):
+    """The container c as it would be without the report: no web dashboard settings, no /report mount."""
+    return {**c, "env": [e for e in c.get("env") or [] if e["name"] not in REPORT_ENV],
+            "volumeMounts": [m for m in c.get("volumeMounts") or [] if m["name"] != "report"]}
+
+
 def check_fill_and_job(c, spec, exp):
     pod = g(spec, "template", "spec") or {}
-    inits = pod.get("initContainers") or []
+    inits = [i for i in pod.get("initContainers") or [] if i.get("name") != "report"]
     if exp["fill"] == "init":
         f = inits[0] if len(inits) == 1 else {}
         check("fill=init: one init container 'fill' running /scripts/fill.js",
               f.get("name") == "fill" and (f.get("args") or [])[-1:] == ["/scripts/fill.js"], inits)
-        check("fill init container: same image, env, mounts and security context as k6",
-              all(f.get(k) == c.get(k) for k in ("image", "env", "volumeMounts", "securityContext", "resources")))
+        check("fill init container: same image, env, mounts and security context as k6, without the report's",
+              all(f.get(k) == without_report(c).get(k)
+                  for k in ("image", "env", "volumeMounts", "securityContext", "resources")))
     else:
-        check("fill=%s: no init container" % exp["fill"], not inits, inits)
+        check("fill=%s: no init container but the report's" % exp["fill"], not inits, inits)
 
     check("restartPolicy Never, backoffLimit 0", pod.get("restartPolicy") == "Never" and spec.get("backoffLimit") == 0,
           (pod.get("restartPolicy"), spec.get("backoffLimit")))
@@ -137,21 +156,65 @@ def check_fill_and_job(c, spec, exp):
     check("memory limit set", g(c, "resources", "limits", "memory"), c.get("resources"))
 
 
+def check_report(c, spec, exp):
+    """report.enabled: k6 exports its web dashboard, gzipped, into an emptyDir that a native sidecar
+    (started before the fill, stopped after k6) mounts read-only and prints from; the fetch command
+    of NOTES.txt (base64 -d | gunzip) reads that log."""
+    pod = g(spec, "template", "spec") or {}
+    reports = report_containers(pod)
+    env = {e["name"]: e.get("value") for e in c.get("env") or []}
+    vols = {v["name"]: v for v in pod.get("volumes") or []}
+    if not exp["report"]:
+        check("report disabled: no report container, no report volume, no web dashboard settings",
+              not reports and "report" not in vols and not set(REPORT_ENV) & set(env), (reports, list(vols), env))
+        return
+    inits = pod.get("initContainers") or []
+    check("one report container, the first init container, restartPolicy Always (a native sidecar)",
+          len(reports) == 1 and inits[0] is reports[0] and reports[0].get("restartPolicy") == "Always",
+          [(i.get("name"), i.get("restartPolicy")) for i in inits])
+    if len(reports) != 1:
+        return
+    report = reports[0]
+    check("report image = %s" % exp["reportImage"], report.get("image") == exp["reportImage"], report.get("image"))
+    export = env.get("K6_WEB_DASHBOARD_EXPORT") or ""
+    check("k6: web dashboard on, no server (port -1), period %s, exported gzipped (.gz)" % exp["reportPeriod"],
+          env.get("K6_WEB_DASHBOARD") == "true" and env.get("K6_WEB_DASHBOARD_PORT") == "-1"
+          and env.get("K6_WEB_DASHBOARD_PERIOD") == exp["reportPeriod"] and export.endswith(".gz"),
+          {k: env.get(k) for k in REPORT_ENV})
+    k6_mount = next((m for m in c.get("volumeMounts") or [] if export.startswith(m["mountPath"] + "/")), {})
+    report_mount = next((m for m in report.get("volumeMounts") or [] if m["name"] == k6_mount.get("name")), {})
+    check("the export is on an emptyDir that k6 writes and the report container mounts read-only at the same path",
+          "emptyDir" in (vols.get(k6_mount.get("name")) or {}) and not k6_mount.get("readOnly")
+          and report_mount.get("readOnly") is True and report_mount.get("mountPath") == k6_mount.get("mountPath"),
+          (k6_mount, report.get("volumeMounts")))
+    script = (report.get("command") or [])[-1:]
+    check("the report container prints the export base64-encoded when stopped (trap on TERM)",
+          (report.get("command") or [])[:2] == ["/bin/sh", "-c"] and script
+          and "base64 %s" % export in script[0] and "trap" in script[0] and "TERM" in script[0], report.get("command"))
+    annotations = g(spec, "template", "metadata", "annotations") or {}
+    check("the pod's default container is k6 (kubectl logs job/<name> without -c)",
+          annotations.get("kubectl.kubernetes.io/default-container") == "k6", annotations)
+
+
 def check_isolation(c, spec, docs, exp):
-    """The k6 pod is locked down, is never a backend of the Services, the PDB or the StatefulSet, and
-    the NetworkPolicy lets it reach the http port."""
+    """The k6 pod and each of its containers (k6, the fill, the report) are locked down, the pod is
+    never a backend of the Services, the PDB or the StatefulSet, and the NetworkPolicy lets it reach
+    the http port."""
     pod = g(spec, "template", "spec") or {}
     pod_labels = g(spec, "template", "metadata", "labels") or {}
     psc = pod.get("securityContext") or {}
-    csc = c.get("securityContext") or {}
-    check("k6 pod: runAsNonRoot, non-root uid, no service account token",
-          csc.get("runAsNonRoot", psc.get("runAsNonRoot")) is True
-          and (csc.get("runAsUser", psc.get("runAsUser")) or 0) > 0
-          and pod.get("automountServiceAccountToken") is False, (psc, pod.get("automountServiceAccountToken")))
-    check("k6 container: read-only root fs, no privilege escalation, capabilities drop ALL, seccomp RuntimeDefault",
-          csc.get("readOnlyRootFilesystem") is True and csc.get("allowPrivilegeEscalation") is False
-          and "ALL" in (g(csc, "capabilities", "drop") or [])
-          and g(csc, "seccompProfile", "type", default=g(psc, "seccompProfile", "type")) == "RuntimeDefault", csc)
+    check("k6 pod: no service account token", pod.get("automountServiceAccountToken") is False,
+          pod.get("automountServiceAccountToken"))
+    for ctr in (pod.get("initContainers") or []) + [c]:
+        csc = ctr.get("securityContext") or {}
+        check("%s container: runAsNonRoot, non-root uid, read-only root fs, no privilege escalation, "
+              "capabilities drop ALL, seccomp RuntimeDefault" % ctr.get("name"),
+              csc.get("runAsNonRoot", psc.get("runAsNonRoot")) is True
+              and (csc.get("runAsUser", psc.get("runAsUser")) or 0) > 0
+              and csc.get("readOnlyRootFilesystem") is True and csc.get("allowPrivilegeEscalation") is False
+              and "ALL" in (g(csc, "capabilities", "drop") or [])
+              and g(csc, "seccompProfile", "type", default=g(psc, "seccompProfile", "type")) == "RuntimeDefault",
+              (psc, csc))
     check("pod labelled component=loadtest, not selected by the Services / PDB / StatefulSet",
           pod_labels.get("app.kubernetes.io/component") == "loadtest"
           and not any(subset(s, pod_labels) for s in release_selectors(docs)), pod_labels)
@@ -168,3 +231,45 @@ def job_name(path):
     """Prints the loadtest Job's name, or nothing when the render has not exactly one Job."""
     names = [d["metadata"]["name"] for d in of_kind(load(path), "Job")]
     print(names[0] if len(names) == 1 else "")
+
+
+def report_part(path, part, scratch):
+    """Prints a part of the render's report, its directory moved to scratch (helm/verify.sh runs it
+    outside Kubernetes): "env", the k6 container's web dashboard settings as NAME=VALUE lines;
+    "script", the report container's shell script."""
+    [job] = of_kind(load(path), "Job")
+    pod = job["spec"]["template"]["spec"]
+    [report] = report_containers(pod)
+    [directory] = [m["mountPath"] for m in report["volumeMounts"] if m["name"] == "report"]
+
+    def moved(text):
+        return text.replace(directory + "/", scratch + "/")
+
+    if part == "env":
+        for e in pod["containers"][0]["env"]:
+            if e["name"] in REPORT_ENV:
+                print("%s=%s" % (e["name"], moved(e["value"])))
+    else:
+        print(moved(report["command"][-1]))
+
+
+def report_html(path):
+    """The file the fetch command wrote is k6's HTML report: its page, the dashboard's layout with
+    charts, and the run's data to draw them from (the snapshots of at least two periods)."""
+    with open(path, encoding="utf-8") as f:
+        html = f.read()
+    check("report: an HTML page", html.lstrip().lower().startswith("<!doctype html>"), html[:200])
+    data = re.search(r'<script id="data"[^>]*>(.*?)</script>', html, re.S)
+    check("report: holds the run's data (gzipped, base64)", data is not None)
+    if data is None:
+        return
+    events = [json.loads(line) for line in gzip.decompress(base64.b64decode(data.group(1).strip())).decode().splitlines()
+              if line.strip()]
+    config = next((e["data"] for e in events if e.get("event") == "config"), {})
+    charts = [p.get("title") for tab in config.get("tabs", []) for section in tab.get("sections", [])
+              for p in section.get("panels", []) if p.get("kind") == "chart"]
+    check("report: charts, among them the request duration", "HTTP Request Duration" in charts, charts)
+    snapshots = [e for e in events if e.get("event") == "snapshot"]
+    check("report: data of at least two periods to draw", len(snapshots) >= 2, len(snapshots))
+    metrics = {name for e in events if e.get("event") == "metric" for name in e["data"]}
+    check("report: the HTTP metrics of the run", {"http_reqs", "http_req_duration"} <= metrics, sorted(metrics))

@@ -89,6 +89,24 @@ class Loadtest(unittest.TestCase):
         self.assertEqual(failed(loadtest.loadtest_checks, docs, LOADTEST, ROOT + "/loadtest"),
                          ["ConfigMap kv.js is byte-identical to loadtest/kv.js"])
 
+    def pod(self, docs):
+        return [d for d in docs if d["kind"] == "Job"][0]["spec"]["template"]["spec"]
+
+    def test_a_report_container_that_is_not_a_sidecar_fails(self):
+        docs = self.render()
+        del self.pod(docs)["initContainers"][0]["restartPolicy"]  # it would keep the pod from starting k6
+        self.assertEqual(failed(loadtest.loadtest_checks, docs, LOADTEST, ROOT + "/loadtest"),
+                         ["one report container, the first init container, restartPolicy Always (a native sidecar)"])
+
+    def test_a_report_the_sidecar_cannot_read_fails(self):
+        docs = self.render()
+        k6 = self.pod(docs)["containers"][0]
+        [export] = [e for e in k6["env"] if e["name"] == "K6_WEB_DASHBOARD_EXPORT"]
+        export["value"] = "/tmp/report.html.gz"
+        self.assertEqual(failed(loadtest.loadtest_checks, docs, LOADTEST, ROOT + "/loadtest"),
+                         ["the export is on an emptyDir that k6 writes and the report container mounts read-only at the same path",
+                          "the report container prints the export base64-encoded when stopped (trap on TERM)"])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,14 +1,12 @@
 # shellcheck shell=bash
 # Sourced by helm/verify.sh: the helm test hook's k6 script itself, run with k6 against a tiny mock of the
-# ringkv API (helm/checks/mock_api.py, which wants the token); skipped when k6 is not installed (K6, or
-# k6 on PATH, or kube-local's). Needs PYTHON, CHECKS, WORK, MOCK_PID (the mock's pid while it runs, for
-# the caller's cleanup) and report.sh.
+# ringkv API (helm/checks/mock_api.py, which wants the token); skipped when k6 is not installed (K6_BIN
+# empty). Needs PYTHON, CHECKS, WORK, K6_BIN, MOCK_PID (the mock's pid while it runs, for the caller's
+# cleanup) and report.sh. start_mock and stop_mock serve loadtest.sh's report check too.
 
 check_hook_script() {
   section "helm test script (k6 + mock API)"
   local name
-  K6_BIN="${K6:-$(command -v k6 || true)}"
-  if [ -z "$K6_BIN" ] && [ -x /var/cache/kube-local/v1.33.13/bin/k6 ]; then K6_BIN=/var/cache/kube-local/v1.33.13/bin/k6; fi
   if [ -z "$K6_BIN" ]; then
     skip "k6 not found: helm test script not exercised"
     return
@@ -41,14 +39,24 @@ check_hook_script() {
 # mock-token; returns k6's exit code.
 run_hook() {
   local mode=$1 token=$2 rc=0
+  start_mock "$mode"
+  env -i HOME="$WORK" BASE_URL="$MOCK_URL" RINGKV_TOKEN="$token" K6_NO_USAGE_REPORT=true \
+    "$K6_BIN" run --quiet --no-color "$WORK/helm-test.js" >"$WORK/hook-$mode.out" 2>&1 || rc=$?
+  stop_mock
+  return "$rc"
+}
+
+# start_mock MODE: the mock API in MODE, on a free port; sets MOCK_PID and MOCK_URL.
+start_mock() {
   rm -f "$WORK/mock.port"
-  "$PYTHON" "$CHECKS/mock_api.py" "$mode" "$WORK/mock.port" &
+  "$PYTHON" "$CHECKS/mock_api.py" "$1" "$WORK/mock.port" &
   MOCK_PID=$!
   for _ in $(seq 1 50); do [ -s "$WORK/mock.port" ] && break; sleep 0.1; done
-  env -i HOME="$WORK" BASE_URL="http://127.0.0.1:$(cat "$WORK/mock.port")" RINGKV_TOKEN="$token" K6_NO_USAGE_REPORT=true \
-    "$K6_BIN" run --quiet --no-color "$WORK/helm-test.js" >"$WORK/hook-$mode.out" 2>&1 || rc=$?
+  MOCK_URL="http://127.0.0.1:$(cat "$WORK/mock.port")"
+}
+
+stop_mock() {
   kill "$MOCK_PID" 2>/dev/null || true
   wait "$MOCK_PID" 2>/dev/null || true
   MOCK_PID=""
-  return "$rc"
 }

@@ -208,15 +208,24 @@ Full application image reference.
 {{- end }}
 
 {{/*
+An image that defaults to the app image, which is on the node already (the helper containers need
+no more than its shell tools): {"ctx": $, "image": <values with repository and tag>, "value": the
+values' path, for the error}. An empty repository means the app image.
+*/}}
+{{- define "ringkv.imageOrApp" -}}
+{{- if .image.repository }}
+{{- $tag := required (printf "%s.tag is required when %s.repository is set" .value .value) .image.tag }}
+{{- printf "%s:%s" .image.repository (toString $tag) }}
+{{- else }}
+{{- include "ringkv.image" .ctx }}
+{{- end }}
+{{- end }}
+
+{{/*
 Image of the volumePermissions init container (defaults to the app image).
 */}}
 {{- define "ringkv.volumePermissionsImage" -}}
-{{- if .Values.volumePermissions.image.repository }}
-{{- $tag := required "volumePermissions.image.tag is required when volumePermissions.image.repository is set" .Values.volumePermissions.image.tag }}
-{{- printf "%s:%s" .Values.volumePermissions.image.repository (toString $tag) }}
-{{- else }}
-{{- include "ringkv.image" . }}
-{{- end }}
+{{- include "ringkv.imageOrApp" (dict "ctx" . "image" .Values.volumePermissions.image "value" "volumePermissions.image") }}
 {{- end }}
 
 {{/*

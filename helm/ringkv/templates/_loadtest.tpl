@@ -57,6 +57,8 @@ Integers go through `int`: helm holds YAML numbers as float64, which print as 1e
   value: {{ $lt.replicas | quote }}
 - name: KEYSPACE
   value: {{ int $lt.keyspace | quote }}
+- name: DISTRIBUTION
+  value: {{ $lt.distribution | quote }}
 - name: VALUE_SIZE
   value: {{ int $lt.valueSize | quote }}
 - name: P99_MS
@@ -79,7 +81,80 @@ Integers go through `int`: helm holds YAML numbers as float64, which print as 1e
 {{- end }}
 
 {{/*
-One k6 container running SCRIPT (a file of the ConfigMap): {"ctx": $, "name": ..., "script": ...}.
+The HTML report (loadtest.report): k6's web dashboard, exported when the run ends; the report
+container prints it.
+*/}}
+{{- define "ringkv.loadtestReportDir" -}}
+/report
+{{- end }}
+
+{{- define "ringkv.loadtestReportFile" -}}
+{{- include "ringkv.loadtestReportDir" . }}/report.html.gz
+{{- end }}
+
+{{/*
+The web dashboard's settings for the k6 container (the run's, not the fill's).
+*/}}
+{{- define "ringkv.loadtestReportEnv" -}}
+- name: K6_WEB_DASHBOARD
+  value: "true"
+# No dashboard server in the pod (nothing listens): the exported file is the report.
+- name: K6_WEB_DASHBOARD_PORT
+  value: "-1"
+# One point of the charts per period (k6 widens it on long runs, to at most 2880 points).
+- name: K6_WEB_DASHBOARD_PERIOD
+  value: {{ .Values.loadtest.report.period | quote }}
+# Written when the run ends, thresholds missed or not; gzipped, since the name ends with .gz.
+- name: K6_WEB_DASHBOARD_EXPORT
+  value: {{ include "ringkv.loadtestReportFile" . | quote }}
+{{- end }}
+
+{{/*
+The report container: a native sidecar (an init container that keeps running; Kubernetes 1.29+),
+which the kubelet stops only after k6 has exited, and so after k6 wrote the report. Stopped, it
+prints the report base64-encoded to its log, which outlives the pod's run:
+  kubectl logs job/<name> -c report | base64 -d | gunzip > report.html
+The pod only counts as finished (and the Job as complete or failed) once it has stopped too.
+*/}}
+{{- define "ringkv.loadtestReportContainer" -}}
+{{- $report := .Values.loadtest.report -}}
+{{- $file := include "ringkv.loadtestReportFile" . -}}
+- name: report
+  image: {{ include "ringkv.imageOrApp" (dict "ctx" . "image" $report.image "value" "loadtest.report.image") }}
+  imagePullPolicy: {{ $report.image.pullPolicy }}
+  restartPolicy: Always
+  # The log must hold the report alone: anything else goes to stderr (which the log also shows,
+  # so that the fetch command fails visibly without a report). The shell runs the TERM trap as
+  # soon as the current one-second sleep ends.
+  command:
+    - /bin/sh
+    - -c
+    - |
+      print_report() {
+        if [ -s {{ $file }} ]; then
+          base64 {{ $file }}
+        else
+          echo "no report: k6 wrote none (it failed before its run ended; see its log: -c k6)" >&2
+        fi
+        exit 0
+      }
+      trap print_report TERM
+      while :; do sleep 1; done
+  securityContext:
+    {{- toYaml .Values.loadtest.securityContext | nindent 4 }}
+  {{- with $report.resources }}
+  resources:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  volumeMounts:
+    - name: report
+      mountPath: {{ include "ringkv.loadtestReportDir" . }}
+      readOnly: true
+{{- end }}
+
+{{/*
+One k6 container running SCRIPT (a file of the ConfigMap): {"ctx": $, "name": ..., "script": ...,
+"report": whether it writes the HTML report}.
 */}}
 {{- define "ringkv.loadtestContainer" -}}
 {{- $lt := .ctx.Values.loadtest -}}
@@ -95,6 +170,9 @@ One k6 container running SCRIPT (a file of the ConfigMap): {"ctx": $, "name": ..
     - /scripts/{{ .script }}
   env:
     {{- include "ringkv.loadtestEnv" .ctx | nindent 4 }}
+    {{- if .report }}
+    {{- include "ringkv.loadtestReportEnv" .ctx | nindent 4 }}
+    {{- end }}
   securityContext:
     {{- toYaml $lt.securityContext | nindent 4 }}
   {{- with $lt.resources }}
@@ -107,6 +185,10 @@ One k6 container running SCRIPT (a file of the ConfigMap): {"ctx": $, "name": ..
       readOnly: true
     - name: tmp
       mountPath: /tmp
+    {{- if .report }}
+    - name: report
+      mountPath: {{ include "ringkv.loadtestReportDir" .ctx }}
+    {{- end }}
     {{- include "ringkv.clientCaMount" .ctx | nindent 4 }}
 {{- end }}
 
@@ -114,9 +196,13 @@ One k6 container running SCRIPT (a file of the ConfigMap): {"ctx": $, "name": ..
 The Job's pod template (spec.template). Its hash names the Job (see ringkv.loadtestJobName).
 */}}
 {{- define "ringkv.loadtestPodTemplate" -}}
+{{- $report := .Values.loadtest.report.enabled -}}
 metadata:
   labels:
     {{- include "ringkv.componentLabels" (dict "ctx" . "component" "loadtest") | nindent 4 }}
+  annotations:
+    # kubectl logs job/<name> without -c: k6's log, not the fill's or the report's.
+    kubectl.kubernetes.io/default-container: k6
 spec:
   restartPolicy: Never
   automountServiceAccountToken: false
@@ -129,13 +215,18 @@ spec:
   imagePullSecrets:
     {{- toYaml . | nindent 4 }}
   {{- end }}
-  {{- if eq .Values.loadtest.fill "init" }}
-  # Fills the store (every key of KEYSPACE once) before the run, so every GET must find its key.
+  {{- if or $report (eq .Values.loadtest.fill "init") }}
   initContainers:
+    {{- if $report }}
+    {{- include "ringkv.loadtestReportContainer" . | nindent 4 }}
+    {{- end }}
+    {{- if eq .Values.loadtest.fill "init" }}
+    # Fills the store (every key of KEYSPACE once) before the run, so every GET must find its key.
     {{- include "ringkv.loadtestContainer" (dict "ctx" . "name" "fill" "script" "fill.js") | nindent 4 }}
+    {{- end }}
   {{- end }}
   containers:
-    {{- include "ringkv.loadtestContainer" (dict "ctx" . "name" "k6" "script" "kv.js") | nindent 4 }}
+    {{- include "ringkv.loadtestContainer" (dict "ctx" . "name" "k6" "script" "kv.js" "report" $report) | nindent 4 }}
   volumes:
     - name: scripts
       configMap:
@@ -144,6 +235,12 @@ spec:
     - name: tmp
       emptyDir:
         sizeLimit: 64Mi
+    {{- if $report }}
+    # The report: a few hundred KiB gzipped (k6 keeps at most 2880 points per chart).
+    - name: report
+      emptyDir:
+        sizeLimit: 16Mi
+    {{- end }}
     {{- include "ringkv.clientCaVolume" . | nindent 4 }}
 {{- end }}
 
