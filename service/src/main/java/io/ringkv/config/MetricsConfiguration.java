@@ -6,6 +6,7 @@ import org.springframework.context.annotation.Configuration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.metrics.ClientRequestMetrics;
 import io.ringkv.metrics.StorageMetrics;
+import io.ringkv.overload.RecentLatency;
 import io.ringkv.storage.RocksStore;
 
 /** Wires the metrics that no other piece registers as part of its own work: RocksDB's and the API's. */
@@ -18,7 +19,13 @@ public class MetricsConfiguration {
     }
 
     @Bean
-    ClientRequestMetrics clientRequestMetrics(MeterRegistry meters) {
-        return new ClientRequestMetrics(meters);
+    ClientRequestMetrics clientRequestMetrics(MeterRegistry meters, RecentLatency foregroundLatency) {
+        return new ClientRequestMetrics(meters, foregroundLatency::record);
+    }
+
+    /** The client requests' latency, second by second, that background transfers are paced by. */
+    @Bean
+    RecentLatency foregroundLatency() {
+        return new RecentLatency();
     }
 }

@@ -24,7 +24,9 @@ import io.ringkv.handover.CleanupEndpoint;
 import io.ringkv.handover.DataMovement;
 import io.ringkv.hints.Hints;
 import io.ringkv.kubernetes.StatefulSetScale;
+import io.ringkv.overload.RecentLatency;
 import io.ringkv.overload.Throttle;
+import io.ringkv.overload.TransferPacing;
 import io.ringkv.replication.HybridClock;
 import io.ringkv.replication.LocalReplica;
 import io.ringkv.replication.ReplicaDirectory;
@@ -35,6 +37,7 @@ import io.ringkv.tombstones.PurgeHorizon;
 import io.ringkv.tombstones.PurgeHorizonCheck;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * How replicas converge (hints for the writes a replica missed, anti-entropy for the rest) and
@@ -80,9 +83,28 @@ public class RepairConfiguration {
 
     @Bean
     RangeSync rangeSync(LocalReplica localReplica, RocksStore store, Scheduler storageScheduler, HybridClock hybridClock,
-            RingkvProperties properties, MeterRegistry meters) {
-        return new RangeSync(localReplica, store, storageScheduler, hybridClock, Throttle.of(properties.repair().rate().toBytes()),
-                meters);
+            Throttle transferThrottle, MeterRegistry meters) {
+        return new RangeSync(localReplica, store, storageScheduler, hybridClock, transferThrottle, meters);
+    }
+
+    /** What repair, joins, leaves and cleanup stream by: ringkv.repair.rate, then as the pacing sets it. */
+    @Bean
+    Throttle transferThrottle(RingkvProperties properties) {
+        var repair = properties.repair();
+        if (repair.maxRate().compareTo(repair.rate()) < 0) {
+            throw new InvalidSettingException(RingkvProperties.Repair.MAX_RATE,
+                    "must be at least ringkv.repair.rate (" + repair.rate() + "), got " + repair.maxRate());
+        }
+        return Throttle.of(repair.rate().toBytes());
+    }
+
+    /** On bounded-elastic: reading the latency may wait, and a full storage queue must not stop the pacing. */
+    @Bean
+    TransferPacing transferPacing(Throttle transferThrottle, RecentLatency foregroundLatency, RingkvProperties properties,
+            MeterRegistry meters) {
+        var repair = properties.repair();
+        return new TransferPacing(transferThrottle, foregroundLatency, repair.maxRate().toBytes(), repair.latencyFactor(),
+                Schedulers.boundedElastic(), meters);
     }
 
     @Bean

@@ -17,6 +17,7 @@ import org.springframework.validation.annotation.Validated;
 
 import io.ringkv.ring.HashRing;
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Positive;
 import jakarta.validation.constraints.PositiveOrZero;
 
@@ -328,11 +329,18 @@ public record RingkvProperties(
      * @param interval how often a node compares the ranges it shares with each peer (Merkle-style
      *                 digests) and streams the differences; it must stay well under
      *                 storage.tombstone-grace-period, or a delete could come back
-     * @param rate     bytes per second repair may stream, both directions together, so that it
-     *                 never crowds out client traffic
+     * @param rate     bytes per second repair, joins, leaves and cleanup may always stream, both
+     *                 directions together: where a transfer starts and the least it is slowed to
+     * @param maxRate  the most they may stream: the rate rises from {@code rate} towards it while
+     *                 the p99 of client requests stays within {@code latencyFactor} times its quiet
+     *                 value, and halves when it does not; equal to {@code rate}, the rate is fixed
+     * @param latencyFactor how far transfers may slow client requests' p99 (2: to twice the quiet p99)
      */
     public record Repair(@DefaultValue("true") boolean enabled, @DefaultValue("5m") @Positive Duration interval,
-            @DefaultValue("8MB") @Positive DataSize rate) {
+            @DefaultValue("8MB") @Positive DataSize rate, @DefaultValue("256MB") @Positive DataSize maxRate,
+            @DefaultValue("2") @DecimalMin("1") double latencyFactor) {
+
+        static final String MAX_RATE = "ringkv.repair.max-rate";
     }
 
     /**

@@ -7,7 +7,8 @@ import java.util.function.LongSupplier;
  * Paces background transfers to a rate in bytes per second, so that repair, hint replay and data
  * movement share the disk and the network with client requests instead of taking them over.
  * Callers reserve what they are about to send and wait the returned delay (a timer, never a
- * sleeping thread). Plain Java: the clock is passed in, so the pacing is tested directly.
+ * sleeping thread). The rate may change as it runs ({@link TransferPacing} sets it from the
+ * foreground's latency). Plain Java: the clock is passed in, so the pacing is tested directly.
  */
 public final class Throttle {
 
@@ -18,15 +19,13 @@ public final class Throttle {
      */
     private static final long BURST_NANOS = 100_000_000L;
 
-    private final long bytesPerSecond;
     private final LongSupplier nanoTime;
+    private long bytesPerSecond;
     private long nextFreeNanos;
+    private long reservedSinceLastLook;
 
     public Throttle(long bytesPerSecond, LongSupplier nanoTime) {
-        if (bytesPerSecond < 1) {
-            throw new IllegalArgumentException("the rate must be at least 1 byte per second");
-        }
-        this.bytesPerSecond = bytesPerSecond;
+        this.bytesPerSecond = requirePositive(bytesPerSecond);
         this.nanoTime = nanoTime;
         this.nextFreeNanos = nanoTime.getAsLong() - BURST_NANOS;
     }
@@ -40,10 +39,30 @@ public final class Throttle {
         long now = nanoTime.getAsLong();
         long start = Math.max(nextFreeNanos, now - BURST_NANOS);
         nextFreeNanos = start + (long) (bytes * 1e9 / bytesPerSecond);
+        reservedSinceLastLook += bytes;
         return nextFreeNanos > now ? Duration.ofNanos(nextFreeNanos - now) : Duration.ZERO;
     }
 
-    public long bytesPerSecond() {
+    public synchronized long bytesPerSecond() {
+        return bytesPerSecond;
+    }
+
+    /** From now on; what is already reserved keeps its place. */
+    public synchronized void setBytesPerSecond(long bytesPerSecond) {
+        this.bytesPerSecond = requirePositive(bytesPerSecond);
+    }
+
+    /** Bytes reserved since the last call: whether, and how much, transfers used the budget. */
+    public synchronized long takeReserved() {
+        long reserved = reservedSinceLastLook;
+        reservedSinceLastLook = 0;
+        return reserved;
+    }
+
+    private static long requirePositive(long bytesPerSecond) {
+        if (bytesPerSecond < 1) {
+            throw new IllegalArgumentException("the rate must be at least 1 byte per second");
+        }
         return bytesPerSecond;
     }
 }

@@ -42,4 +42,22 @@ class ThrottleTest {
     void refusesANonPositiveRate() {
         assertThatThrownBy(() -> new Throttle(0, nanos::get)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void aNewRateTakesEffectForWhatIsReservedNext() {
+        throttle.reserve(100);
+        throttle.setBytesPerSecond(10_000);
+        assertThat(throttle.reserve(1000)).as("1000 bytes at 10,000 B/s").isEqualTo(Duration.ofMillis(100));
+        assertThat(throttle.bytesPerSecond()).isEqualTo(10_000);
+        assertThatThrownBy(() -> throttle.setBytesPerSecond(0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void tellsHowMuchWasReservedSinceItWasLastAsked() {
+        assertThat(throttle.takeReserved()).isZero();
+        throttle.reserve(100);
+        throttle.reserve(250);
+        assertThat(throttle.takeReserved()).isEqualTo(350);
+        assertThat(throttle.takeReserved()).isZero();
+    }
 }
