@@ -171,10 +171,12 @@ function M.requests(store, replicas)
 end
 
 -- The latency at every 0.1 % from 0.1 to 100 % (ms), one line, so that the distributions of
--- several wrk processes can be merged (weighted by their requests) into one.
+-- several wrk processes can be merged (weighted by their requests) into one. 100 % is the
+-- maximum: wrk's percentile(100) answers 0.
 function M.write_quantiles(prefix, latency)
   local q = {}
-  for i = 1, 1000 do q[i] = string.format("%.3f", latency:percentile(i / 10) / 1000) end
+  for i = 1, 999 do q[i] = string.format("%.3f", latency:percentile(i / 10) / 1000) end
+  q[1000] = string.format("%.3f", latency.max / 1000)
   io.write(prefix .. " " .. table.concat(q, " ") .. "\n")
 end
 
