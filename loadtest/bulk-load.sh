@@ -62,25 +62,8 @@ for t in $TARGETS; do case $t in ringkv | etcd) ;; *) die "unknown target \"$t\"
 [ -n "${TARGETS// /}" ] || die "TARGETS is empty"
 case " $TARGETS " in *" ringkv "*) with_ringkv=1 ;; *) with_ringkv=0 ;; esac
 
-stamp=$(date -u +%Y%m%dT%H%M%SZ) load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-run_dir=$repo/loadtest/results/$stamp-bulk
-data_dir=$run_dir/data
-mkdir -p "$run_dir/logs" "$run_dir/wrk" "$data_dir"
-: >"$run_dir/procs.tsv"
 step() { log "$*"; }
-
-# ---- processes: everything started here is stopped on exit ---------------------------------------
-pids=() helpers=() sampler_pid="" finished=0
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  stop_started
-  [ "$KEEP_DATA" = 1 ] || rm -rf "$data_dir"
-  [ "$rc" -eq 0 ] || [ "$finished" = 1 ] || log "stopped (exit $rc); what was measured is in ${run_dir#"$repo"/}"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT; trap 'exit 143' TERM
+begin_run bulk # stamp, run_dir, data_dir; everything started from here on is stopped on exit
 
 # ---- tools, ports -------------------------------------------------------------------------------------
 [ "$with_ringkv" = 0 ] || find_jar "$data_dir" # sets jar and node_jar

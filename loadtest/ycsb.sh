@@ -75,25 +75,9 @@ for t in $TARGETS; do case $t in cluster | single | etcd) ;; *) die "unknown tar
 case $DISTRIBUTION in zipfian | uniform) ;; *) die "DISTRIBUTION must be zipfian or uniform, not \"$DISTRIBUTION\"" ;; esac
 if [ -z "${WORKLOADS// /}" ] || [ -z "${TARGETS// /}" ]; then die "WORKLOADS and TARGETS must name something"; fi
 
-stamp=$(date -u +%Y%m%dT%H%M%SZ) load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-run_dir=$repo/loadtest/results/$stamp-ycsb
-data_dir=$run_dir/data
 cache_dir=${XDG_CACHE_HOME:-$HOME/.cache}/ringkv-loadtest
-mkdir -p "$run_dir/logs" "$run_dir/wrk" "$data_dir"
-: >"$run_dir/procs.tsv"
 step() { log "$*"; }
-
-pids=() helpers=() sampler_pid="" finished=0
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  stop_started
-  [ "$KEEP_DATA" = 1 ] || rm -rf "$data_dir"
-  [ "$rc" -eq 0 ] || [ "$finished" = 1 ] || log "stopped (exit $rc); what was measured is in ${run_dir#"$repo"/}"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT; trap 'exit 143' TERM
+begin_run ycsb # stamp, run_dir, data_dir; everything started from here on is stopped on exit
 
 case " $TARGETS " in *" cluster "* | *" single "*) find_jar "$data_dir" ;; esac # sets jar and node_jar
 apt_install wrk wrk "the benchmark's client"

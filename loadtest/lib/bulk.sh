@@ -1,10 +1,36 @@
 # Sourced by loadtest/bulk-load.sh and loadtest/ycsb.sh (after bin/lib/common.sh and
-# loadtest/lib/targets.sh): the bulk load with three wrk processes (loadtest/wrk/bulk.lua), its tally,
-# the merge of wrk latency distributions, and what each server holds on disk and in memory.
+# loadtest/lib/targets.sh): the run's folder and exit trap, the bulk load with three wrk processes
+# (loadtest/wrk/bulk.lua), its tally, the merge of wrk latency distributions, and what each server
+# holds on disk and in memory.
 # Uses the caller's globals: repo, run_dir (wrk/, procs.tsv, rss.tsv), helpers, and the settings
 # KEYS, VALUE_BYTES, REPLICAS, CONNECTIONS, TIMEOUT, LOAD_LIMIT; logical (bytes each server should
 # hold) for the disk ratio.
 # shellcheck shell=bash disable=SC2154,SC2034
+
+# The run's folder, loadtest/results/<stamp>-<kind>/ (logs/, wrk/, data/, procs.tsv), and the
+# exit trap: whatever the run started is stopped, its data removed unless KEEP_DATA=1. Sets stamp,
+# load_before, run_dir, data_dir, and the empty pids, helpers, sampler_pid; finished=1 marks a
+# complete run.
+begin_run() { # kind
+  stamp=$(date -u +%Y%m%dT%H%M%SZ) load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+  run_dir=$repo/loadtest/results/$stamp-$1
+  data_dir=$run_dir/data
+  mkdir -p "$run_dir/logs" "$run_dir/wrk" "$data_dir"
+  : >"$run_dir/procs.tsv"
+  pids=() helpers=() sampler_pid="" finished=0
+  trap end_run EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+}
+
+end_run() {
+  local rc=$?
+  trap - EXIT INT TERM
+  stop_started
+  [ "$KEEP_DATA" = 1 ] || rm -rf "$data_dir"
+  [ "$rc" -eq 0 ] || [ "$finished" = 1 ] || log "stopped (exit $rc); what was measured is in ${run_dir#"$repo"/}"
+  exit "$rc"
+}
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
 
