@@ -25,6 +25,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bin/lib/common.sh
+. loadtest/lib/cpu.sh # cpu_ticks, compiler_ticks, machine_ticks
 
 rounds=3 target=cluster
 while [ $# -gt 0 ]; do
@@ -91,23 +92,6 @@ load() { # seconds-label output-prefix
   done
   wait "${wrks[@]}"
 }
-cpu_ticks() { local sum=0 pid; for pid in "$@"; do sum=$((sum + $(awk '{print $14 + $15}' "/proc/$pid/stat"))); done; echo "$sum"; }
-# The part of it the JIT compilers' threads spent: on two shared cores they still compile a
-# minute and a half into a run, more for the build with more new code, so it is shown apart. A
-# compiler thread the JVM ends during the run takes its ticks with it (a slight undercount).
-compiler_ticks() {
-  local sum=0 pid task
-  for pid in "$@"; do
-    for task in /proc/"$pid"/task/*; do
-      [[ $(cat "$task/comm" 2>/dev/null) == C[12]\ Compiler* ]] || continue
-      sum=$((sum + $(sed 's/.*) //' "$task/stat" 2>/dev/null | awk '{print $12 + $13}')))
-    done
-  done
-  echo "$sum"
-}
-# The whole machine's busy time (user, nice, system, irq, softirq), in the same ticks: less the
-# nodes', it is what wrk and the kernel's network path spent, which TLS raises too on a shared host.
-machine_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
 # Bytes the nodes' JVMs have allocated on the heap so far (Micrometer's jvm.gc.memory.allocated, summed).
 allocated() {
   local sum=0 port bytes

@@ -42,7 +42,7 @@ LOG_NAME=bulk-load
 . bin/lib/common.sh
 . loadtest/lib/targets.sh # start_server, stop_all, rss_sampler, start_etcd, apt_install
 . loadtest/lib/jar.sh     # find_jar, random_secret
-. loadtest/lib/bulk.sh    # load, tally, disks, peaks, mib (they set the globals measure reads)
+. loadtest/lib/bulk.sh    # begin_run, start_ringkv_nodes, load, tally, disks, peaks, mib
 
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -105,15 +105,7 @@ rows=() failures=() trouble_detail=""
 for target in $TARGETS; do
   if [ "$target" = ringkv ]; then
     step "ringkv: three fresh nodes on 127.0.0.1:${ringkv_ports[0]}..${ringkv_ports[2]}"
-    peers=$(printf 'http://127.0.0.1:%s,' "${ringkv_ports[@]}"); peers=${peers%,}
-    urls=() dirs=() logs=()
-    for port in "${ringkv_ports[@]}"; do
-      urls+=("http://127.0.0.1:$port") dirs+=("$data_dir/ringkv/node-$port") logs+=("$run_dir/logs/node-$port.log")
-      start_server "node-$port" "${logs[-1]}" bin/node --heap "$NODE_HEAP" --jar "$node_jar" \
-        --server.port="$port" --ringkv.data-dir="${dirs[-1]}" --ringkv.cluster.self="${urls[-1]}" \
-        --ringkv.cluster.peers="$peers" --ringkv.cluster.secret="$secret"
-    done
-    for i in 0 1 2; do await_node "${urls[$i]}" "${pids[$i]}" "${logs[$i]}"; done
+    start_ringkv_nodes ringkv "${ringkv_ports[@]}" # sets urls, dirs, logs
     measure ringkv ringkv 201 "ringkv, 3 nodes, $REPLICAS" "${dirs[@]}" -- "${urls[@]}"
     trouble="" trouble_n=0
     for pattern in "${TROUBLE[@]}"; do

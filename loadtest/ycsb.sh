@@ -47,9 +47,10 @@ LOG_NAME=ycsb
 . bin/lib/common.sh
 . loadtest/lib/targets.sh     # start_server, stop_all, rss_sampler, start_etcd, apt_install
 . loadtest/lib/jar.sh         # find_jar, random_secret
-. loadtest/lib/bulk.sh        # load, tally, merged_percentiles, disks, peaks, mib
+. loadtest/lib/bulk.sh        # begin_run, start_ringkv_nodes, load, tally, merged_percentiles, disks, peaks
 . loadtest/lib/profiler.sh    # fetch_async_profiler, profile_start, profile_stop
 . loadtest/lib/environment.sh # find_python
+. loadtest/lib/cpu.sh         # cpu_ticks, machine_ticks
 
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -92,36 +93,17 @@ done
 secret=$(random_secret)
 logical=$((KEYS * (VALUE_BYTES + KEY_BYTES)))
 read -ra node_args <<<"$NODE_ARGS"
-profile_flags=()
-[ "$PROFILE" != 1 ] || profile_flags=(--jvm -XX:+EnableDynamicAgentLoading --jvm -XX:+UnlockDiagnosticVMOptions --jvm -XX:+DebugNonSafepoints)
+if [ "$PROFILE" = 1 ]; then for flag in "${PROFILE_JVM_FLAGS[@]}"; do profile_flags+=(--jvm "$flag"); done; fi
 rss_sampler & sampler_pid=$!
 hz=$(getconf CLK_TCK)
 printf 'target\tworkload\tseconds\toperations\tops_per_s\tp50_ms\tp99_ms\tp999_ms\tnot_2xx\tsocket_errors\tserver_cpu_us\tmachine_cpu_us\tpeak_rss_mib\n' >"$run_dir/results.tsv"
 printf 'target\tkeys\tseconds\tkeys_per_s\tnot_ok\tsocket_errors\tp50_ms\tp99_ms\tpeak_rss_mib\tdisk_after_load_mib\tdisk_settled_mib\tdisk_end_mib\tdisk_ratio_end\n' >"$run_dir/loads.tsv"
 
-start_ringkv_nodes() { # target port...: sets urls, dirs and logs
-  local target=$1 port peers="" url; shift
-  urls=() dirs=() logs=()
-  [ $# -eq 1 ] || { peers=$(printf 'http://127.0.0.1:%s,' "$@"); peers=${peers%,}; }
-  for port in "$@"; do
-    url=http://127.0.0.1:$port
-    urls+=("$url") dirs+=("$data_dir/$target/node-$port") logs+=("$run_dir/logs/$target-$port.log")
-    start_server "$target-$port" "${logs[-1]}" bin/node --heap "$NODE_HEAP" "${profile_flags[@]}" --jar "$node_jar" \
-      --server.port="$port" --ringkv.data-dir="${dirs[-1]}" --ringkv.cluster.self="$url" \
-      ${peers:+--ringkv.cluster.peers="$peers"} --ringkv.cluster.secret="$secret" "${node_args[@]}"
-  done
-  local i
-  for i in "${!urls[@]}"; do await_node "${urls[$i]}" "${pids[$i]}" "${logs[$i]}"; done
-}
-
-cpu_ticks() { local sum=0 pid; for pid in "${pids[@]}"; do sum=$((sum + $(awk '{ print $14 + $15 }' "/proc/$pid/stat"))); done; echo "$sum"; }
-machine_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
-
 # One workload on the target: three wrk processes for SECONDS, then one row of results.tsv (none
 # for the warm-up, label "warm-up").
 workload() { # target store replicas label workload seconds url url url
   local target=$1 store=$2 replicas=$3 label=$4 w=$5 seconds=$6 i wrks=() since cpu0 machine0 files=(); shift 6
-  since=$(date +%s) cpu0=$(cpu_ticks) machine0=$(machine_ticks)
+  since=$(date +%s) cpu0=$(cpu_ticks "${pids[@]}") machine0=$(machine_ticks)
   [ "$label" = warm-up ] || profile_start "$target-$w"
   for i in 0 1 2; do
     files+=("$run_dir/wrk/$target-$label-$i.txt")
@@ -132,8 +114,8 @@ workload() { # target store replicas label workload seconds url url url
   done
   wait "${wrks[@]}" || log "WARNING: a wrk process failed: see ${files[*]#"$repo"/}"
   helpers=()
-  local cpu=$(($(cpu_ticks) - cpu0)) machine=$(($(machine_ticks) - machine0))
   [ "$label" = warm-up ] && return 0
+  local cpu=$(($(cpu_ticks "${pids[@]}") - cpu0)) machine=$(($(machine_ticks) - machine0))
   profile_stop "$target-$w"
   peaks "$since"
   local ops not2xx sock line p50 p99 p999

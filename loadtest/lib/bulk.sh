@@ -1,23 +1,23 @@
 # Sourced by loadtest/bulk-load.sh and loadtest/ycsb.sh (after bin/lib/common.sh and
 # loadtest/lib/targets.sh): the run's folder and exit trap, the bulk load with three wrk processes
-# (loadtest/wrk/bulk.lua), its tally, the merge of wrk latency distributions, and what each server
-# holds on disk and in memory.
-# Uses the caller's globals: repo, run_dir (wrk/, procs.tsv, rss.tsv), helpers, and the settings
+# (loadtest/wrk/bulk.lua), ringkv nodes to load, its tally, the merge of wrk latency distributions,
+# and what each server holds on disk and in memory.
+# Uses the caller's globals: repo, run_dir (wrk/, procs.tsv, rss.tsv), pids, helpers, and the settings
 # KEYS, VALUE_BYTES, REPLICAS, CONNECTIONS, TIMEOUT, LOAD_LIMIT; logical (bytes each server should
 # hold) for the disk ratio.
 # shellcheck shell=bash disable=SC2154,SC2034
 
 # The run's folder, loadtest/results/<stamp>-<kind>/ (logs/, wrk/, data/, procs.tsv), and the
 # exit trap: whatever the run started is stopped, its data removed unless KEEP_DATA=1. Sets stamp,
-# load_before, run_dir, data_dir, and the empty pids, helpers, sampler_pid; finished=1 marks a
-# complete run.
+# load_before, run_dir, data_dir, and the empty pids, helpers, sampler_pid, profile_flags and
+# node_args; finished=1 marks a complete run.
 begin_run() { # kind
   stamp=$(date -u +%Y%m%dT%H%M%SZ) load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   run_dir=$repo/loadtest/results/$stamp-$1
   data_dir=$run_dir/data
   mkdir -p "$run_dir/logs" "$run_dir/wrk" "$data_dir"
   : >"$run_dir/procs.tsv"
-  pids=() helpers=() sampler_pid="" finished=0
+  pids=() helpers=() sampler_pid="" finished=0 profile_flags=() node_args=()
   trap end_run EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
@@ -30,6 +30,24 @@ end_run() {
   [ "$KEEP_DATA" = 1 ] || rm -rf "$data_dir"
   [ "$rc" -eq 0 ] || [ "$finished" = 1 ] || log "stopped (exit $rc); what was measured is in ${run_dir#"$repo"/}"
   exit "$rc"
+}
+
+# Fresh ringkv nodes on loopback, one per port, peers of each other (one port: a single node),
+# with bin/node at NODE_HEAP from node_jar, the cluster secret secret, and the optional arrays
+# profile_flags (bin/node's --jvm flags) and node_args (more settings); returns once each answers.
+# Sets urls, dirs (data directories, under data_dir/<target>/) and logs, in the ports' order.
+start_ringkv_nodes() { # target port...
+  local target=$1 port peers="" url i; shift
+  urls=() dirs=() logs=()
+  [ $# -eq 1 ] || { peers=$(printf 'http://127.0.0.1:%s,' "$@"); peers=${peers%,}; }
+  for port in "$@"; do
+    url=http://127.0.0.1:$port
+    urls+=("$url") dirs+=("$data_dir/$target/node-$port") logs+=("$run_dir/logs/$target-$port.log")
+    start_server "$target-$port" "${logs[-1]}" bin/node --heap "$NODE_HEAP" "${profile_flags[@]}" --jar "$node_jar" \
+      --server.port="$port" --ringkv.data-dir="${dirs[-1]}" --ringkv.cluster.self="$url" \
+      ${peers:+--ringkv.cluster.peers="$peers"} --ringkv.cluster.secret="$secret" "${node_args[@]}"
+  done
+  for i in "${!urls[@]}"; do await_node "${urls[$i]}" "${pids[$i]}" "${logs[$i]}"; done
 }
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
