@@ -7,7 +7,7 @@
 # Each round starts the target fresh on JAR_A, then on JAR_B (then B first in the next round):
 # a three-node cluster (static peers on 127.0.0.1:18081-18083) or a single node (:18081), at
 # -Xmx256m as in the chart. Three wrk processes (-t1 -c16, one per node; the same node three
-# times for a single one) send the mixed load of loadtest/wrk/ringkv.lua for WARMUP, then for
+# times for a single one) send the mixed load of loadtest/wrk/mixed.lua for WARMUP, then for
 # DURATION measured. One line per run: requests per second, the nodes' CPU time (user + system,
 # every JVM of the target together) per request, the part of it the JIT compilers spent and,
 # beside it, the rest of the machine's (wrk's and the kernel's: on one shared host the load
@@ -86,7 +86,7 @@ load() { # seconds-label output-prefix
   for i in 0 1 2; do
     local port=${ports[$((i % ${#ports[@]}))]}
     KEYSPACE=${KEYSPACE:-5000} VALUE_SIZE=${VALUE_SIZE:-1400} READ_RATIO=${READ_RATIO:-0.5} REPLICAS=$replicas \
-      RINGKV_TOKEN=$token WRK_DIR=loadtest/wrk wrk -t1 -c16 -d"$1" --timeout 10s -s loadtest/wrk/ringkv.lua \
+      RINGKV_TOKEN=$token WRK_DIR=loadtest/wrk wrk -t1 -c16 -d"$1" --timeout 10s -s loadtest/wrk/mixed.lua \
       "$scheme://127.0.0.1:$port" >"$2-$i.txt" 2>&1 &
     wrks+=($!)
   done

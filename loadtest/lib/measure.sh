@@ -78,7 +78,7 @@ warmup() { # target nodes: JIT compilation and connection pools warm, results no
 run_wrk() { # target nodes replicas
   local target=$1 nodes=$2 replicas=$3 urls i rc=0 r start end files=() waits=()
   [ "$WRK" = 1 ] || return 0
-  local label=${target}_wrk-mixed script=loadtest/wrk/$store.lua send_replicas
+  local label=${target}_wrk-mixed send_replicas
   [ "$replicas" = - ] || label+=_${replicas//\//of}
   send_replicas=$(sent_replicas "$replicas")
   IFS=, read -ra urls <<<"$nodes"
@@ -90,9 +90,9 @@ run_wrk() { # target nodes replicas
   for i in 0 1 2; do
     files+=("wrk/$label-$((i + 1)).txt")
     printf '# url: %s\n' "${urls[$i]}" >"$run_dir/${files[$i]}"
-    KEYSPACE=$KEYSPACE VALUE_SIZE=$VALUE_SIZE READ_RATIO=${READ_RATIO:-0.5} REPLICAS=$send_replicas \
+    STORE=$store KEYSPACE=$KEYSPACE VALUE_SIZE=$VALUE_SIZE READ_RATIO=${READ_RATIO:-0.5} REPLICAS=$send_replicas \
       WRK_DIR=$repo/loadtest/wrk wrk -t1 -c"$WRK_CONNECTIONS" -d"$WRK_DURATION" --timeout "${TIMEOUT:-10s}" \
-      -s "$script" "${urls[$i]}" >>"$run_dir/${files[$i]}" 2>&1 &
+      -s loadtest/wrk/mixed.lua "${urls[$i]}" >>"$run_dir/${files[$i]}" 2>&1 &
     waits+=($!)
     helpers+=($!)
   done

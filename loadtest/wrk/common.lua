@@ -1,4 +1,4 @@
--- What loadtest/wrk/ringkv.lua and etcd.lua share: the key space, the value, the read/write mix
+-- What the wrk scripts (mixed.lua, bulk.lua, ycsb.lua) share: the key space, the value, the read/write mix
 -- (from the environment, as loadtest/lib.js takes them) and the summary line.
 local M = {}
 
