@@ -53,7 +53,11 @@ public final class TrainingRun {
     public static void run(Class<?> application) throws IOException {
         int requests = Integer.getInteger(PROPERTY + ".requests", 30_000);
         Path data = Files.createTempDirectory("ringkv-aot-training");
-        List<Integer> ports = freePorts(NODES);
+        // Every port a node listens on is picked here, before any node starts: a port left to the
+        // kernel (a cluster port) could be one picked for a node started later.
+        List<Integer> picked = freePorts(2 * NODES);
+        List<Integer> ports = picked.subList(0, NODES);
+        List<Integer> clusterPorts = picked.subList(NODES, 2 * NODES);
         String peers = String.join(",", ports.stream().map(TrainingRun::url).toList());
         String secret = HexFormat.of().formatHex(Handshake.nonce());
         List<ConfigurableApplicationContext> nodes = new ArrayList<>();
@@ -62,6 +66,7 @@ public final class TrainingRun {
             for (int i = 0; i < NODES; i++) {
                 nodes.add(new SpringApplicationBuilder(application).run(
                         "--server.port=" + ports.get(i),
+                        "--ringkv.cluster.port=" + clusterPorts.get(i),
                         "--ringkv.data-dir=" + data.resolve("node" + i),
                         "--ringkv.cluster.self=" + url(ports.get(i)),
                         "--ringkv.cluster.peers=" + peers,
