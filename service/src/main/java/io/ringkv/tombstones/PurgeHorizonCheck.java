@@ -2,7 +2,6 @@ package io.ringkv.tombstones;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,7 +46,8 @@ public final class PurgeHorizonCheck {
     private final RepairLedger ledger;
     private final Runnable reportBroken;
     private final boolean enabled;
-    private final AtomicBoolean fellBehind = new AtomicBoolean();
+    /** Set only after the state says JOINING: whoever sees it true also sees that. */
+    private volatile boolean fellBehind;
     /** Peers found to have purged without this node while it purged without them: reported once each. */
     private final Set<String> mutual = ConcurrentHashMap.newKeySet();
 
@@ -74,7 +74,7 @@ public final class PurgeHorizonCheck {
 
     /** Whether this store fell behind a peer's purges: it serves no reads until the node is restarted. */
     public boolean fellBehind() {
-        return fellBehind.get();
+        return fellBehind;
     }
 
     /**
@@ -84,7 +84,7 @@ public final class PurgeHorizonCheck {
      */
     public void observe(String peer, PeerStatus status) {
         boolean peerHoldsData = RemoteReplica.stateOf(status).map(MemberState::holdsData).orElse(false);
-        if (!enabled || !peerHoldsData || status.lastRepairWithReceiver() < 0 || fellBehind.get()
+        if (!enabled || !peerHoldsData || status.lastRepairWithReceiver() < 0 || fellBehind
                 || !membership.state(membership.self()).holdsData()) {
             // A joining node (either side) holds only what the owners held as it pulled, purges
             // included; an older peer does not say what its horizon is measured against.
@@ -108,17 +108,28 @@ public final class PurgeHorizonCheck {
             }
             return;
         }
-        if (!fellBehind.compareAndSet(false, true)) {
+        fallBehind(peer, status.purgedBefore(), since);
+    }
+
+    /**
+     * Stops the store from serving, once. Serialized, and the flag set last: a PING answered on
+     * another thread meanwhile must not tell its peer this node is NORMAL (that peer would read
+     * from it and repair with it, pulling the deleted values back) because it saw the flag
+     * before the state had changed.
+     */
+    private synchronized void fallBehind(String peer, long peerPurgedBefore, String since) {
+        if (fellBehind) {
             return;
         }
-        log.error("{} purged tombstones below timestamp {}, past the start of their last repair ({}): it dropped"
-                + " deletes this node may not have seen (this node was off its ring), so this store could bring deleted"
-                + " values back. The node serves no reads and reports itself broken; restarted, it clears its store and"
-                + " joins as a new node", peer, status.purgedBefore(), since);
         // Marked left first: a join finishing at the same moment then cannot make the store a
         // member's again, and sets JOINING back if it went NORMAL in between (DataMovement).
         var stored = ledger.markLeft();
         membership.setState(membership.self(), MemberState.JOINING);
+        fellBehind = true;
+        log.error("{} purged tombstones below timestamp {}, past the start of their last repair ({}): it dropped"
+                + " deletes this node may not have seen (this node was off its ring), so this store could bring deleted"
+                + " values back. The node serves no reads and reports itself broken; restarted, it clears its store and"
+                + " joins as a new node", peer, peerPurgedBefore, since);
         // Broken only once the mark is stored: the restart that follows must find it.
         stored.whenComplete((ignored, error) -> {
             if (error != null) {

@@ -7,7 +7,12 @@ import static org.awaitility.Awaitility.await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -79,6 +84,34 @@ class PurgeHorizonCheckTest {
         store = TestStores.open(dir);
         assertThat(new RepairLedger(store).joined()).isFalse();
         assertThat(store.isEmpty()).as("cleared at its next start").isTrue();
+    }
+
+    /**
+     * Peers PING a node back on its old volume at about the same moment. Whichever answer comes
+     * second must not say NORMAL (then that peer reads from it and repairs with it, pulling the
+     * deleted values back) because the first is still stopping the store.
+     */
+    @Test
+    void aPingAnsweredWhileAnotherFindsTheStoreBehindNeverSaysNormal() throws Exception {
+        RepairLedger ledger = memberLedger();
+        ExecutorService pings = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 200; round++) {
+                ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+                PurgeHorizonCheck check = check(membership, ledger, true);
+                CyclicBarrier together = new CyclicBarrier(2);
+                List<Future<MemberState>> answers = Stream.of("http://b", "http://c").map(peer -> pings.submit(() -> {
+                    together.await();
+                    check.observe(peer, holding(Long.MAX_VALUE));
+                    return membership.state(SELF); // what the answer to the peer's PING tells
+                })).toList();
+                for (Future<MemberState> answer : answers) {
+                    assertThat(answer.get()).as("round %d", round).isEqualTo(MemberState.JOINING);
+                }
+            }
+        } finally {
+            pings.shutdownNow();
+        }
     }
 
     @Test
