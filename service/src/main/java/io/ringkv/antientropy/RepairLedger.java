@@ -38,6 +38,7 @@ public final class RepairLedger implements ReplicaHistory {
     private static final String NEEDS_REPAIR = "repair-needed";
     private static final String PURGED_BEFORE = "purged-before";
     private static final String MEMBERSHIP = "membership";
+    private static final String JOINING = "joining";
     private static final String JOINED = "joined";
     private static final String LEFT = "left";
     private static final String DATA_HOLDERS = "data-holders";
@@ -64,7 +65,8 @@ public final class RepairLedger implements ReplicaHistory {
             store.clear();
             membership = "";
         } else if (membership.isEmpty() && !store.isEmpty()) {
-            // Data written before joins were recorded: it is a member's.
+            // Data written before joins were recorded: it is a member's. (A store that was still
+            // joining says so, however much it holds: see markJoining.)
             membership = JOINED;
             save(MEMBERSHIP, JOINED);
         }
@@ -183,6 +185,18 @@ public final class RepairLedger implements ReplicaHistory {
     /** Whether this store holds a member's data: it finished joining, and has not left since. */
     public boolean joined() {
         return joined;
+    }
+
+    /**
+     * The node starts taking its ranges: until it has ({@link #markJoined}), the store is not a
+     * member's, even once it holds records (writes it took while joining, ranges half pulled). A
+     * restart meanwhile joins again, rather than take it for a member's data from before joins
+     * were recorded and serve the half it holds.
+     */
+    public synchronized void markJoining() {
+        if (!left) {
+            save(MEMBERSHIP, JOINING);
+        }
     }
 
     /**

@@ -97,6 +97,7 @@ public final class DataMovement implements SmartLifecycle {
         // Before any server starts: the first answer a peer gets already says so.
         if (!ledger.joined()) {
             if (settings.joins()) {
+                ledger.markJoining();
                 membership.setState(membership.self(), MemberState.JOINING);
             } else {
                 ledger.markJoined();

@@ -58,6 +58,19 @@ class RepairLedgerTest {
         assertThat(store.get(bytes("k"))).isPresent();
     }
 
+    /** A restart in the middle of a join: what it took so far is not a member's data, and the join starts again. */
+    @Test
+    void aStoreStillJoiningIsNotAMembersEvenWithRecords() {
+        RepairLedger ledger = new RepairLedger(reopen());
+        ledger.markJoining();
+        store.apply(bytes("half-pulled"), Record.value(1, bytes("v"))).join();
+        assertThat(new RepairLedger(reopen()).joined()).isFalse();
+        assertThat(store.get(bytes("half-pulled"))).as("kept: the next pull moves only what differs").isPresent();
+
+        new RepairLedger(reopen()).markJoined();
+        assertThat(new RepairLedger(reopen()).joined()).isTrue();
+    }
+
     @Test
     void theVolumeOfANodeThatLeftIsClearedWhenItComesBack() {
         RepairLedger ledger = new RepairLedger(reopen());
