@@ -267,13 +267,17 @@ public class NodeConfiguration {
         return new PeerConnector(settings, resources.getLoopResources(), nodeInfo, security.getIfAvailable(() -> ClientSecurity.PLAINTEXT));
     }
 
-    /** A peer that connects to this node or pings it is readmitted at once if this node shuns it. */
+    /**
+     * A peer that connects to this node or pings it is readmitted at once if this node shuns it; the
+     * state a member tells in its ping is heard as from its answer to this node's.
+     */
     @Bean(destroyMethod = "close")
     ReplicaDirectory replicaDirectory(ClusterMembership membership, LocalReplica localReplica, PeerMonitors peerMonitors,
             PeerConnector peerConnector, RepairLedger repairLedger, ReplicaService replicaService, RingkvProperties properties) {
         var directory = new ReplicaDirectory(membership, localReplica, peerConnector, peerMonitors, repairLedger,
                 () -> replicaWindow(properties));
         replicaService.onHeardFrom(directory::heardFrom);
+        replicaService.onPeerStatus(directory::toldInPing);
         return directory;
     }
 

@@ -38,14 +38,15 @@ import reactor.util.retry.Retry;
  * Once it knows its ring: if no peer holds its ranges yet (every one is JOINING: a new cluster),
  * it is NORMAL at once; otherwise it waits until its peers have seen it join (two discovery
  * rounds, so that every write from then on reaches it), pulls from each current owner the ranges
- * it will own, and becomes NORMAL. A pull that fails is tried again; a ring that changed meanwhile
- * is pulled again (only what differs moves). An owner that stays unreachable (a crash-looping
- * pod) holds the join up for at most {@code ownerWait}: after that the node joins once it has
- * pulled each range from enough of its owners to hold every write a majority of them
- * acknowledged, which is every write made at the default {@code replicas}; a write made at less
- * than a majority may then be only on the unreachable owner. Short of that it keeps trying, since
- * joining would lose acknowledged writes. A static peer list never changes: its nodes do not
- * join, and an emptied one is healed by hints, read repair and anti-entropy.
+ * it will own, and becomes NORMAL, which it tells its peers at once. A pull that fails is tried
+ * again; a ring that changed meanwhile is pulled again (only what differs moves). An owner that
+ * stays unreachable (a crash-looping pod) holds the join up for at most {@code ownerWait}: after
+ * that the node joins once it has pulled each range from enough of its owners to hold every
+ * write a majority of them acknowledged, which is every write made at the default
+ * {@code replicas}; a write made at less than a majority may then be only on the unreachable
+ * owner. Short of that it keeps trying, since joining would lose acknowledged writes. A static
+ * peer list never changes: its nodes do not join, and an emptied one is healed by hints, read
+ * repair and anti-entropy.
  *
  * <p><b>Leaving (scale down).</b> When the node is told to stop and {@code scaledAway} says it is not coming
  * back (its StatefulSet was scaled below it), it marks its store as left (a volume that returns
@@ -130,21 +131,26 @@ public final class DataMovement implements SmartLifecycle {
                                 .retryWhen(Retry.fixedDelay(Long.MAX_VALUE, settings.retry())
                                         .doBeforeRetry(signal -> log.warn("joining: {}; pulling again in {}",
                                                 signal.failure().getMessage(), settings.retry())))))
-                .subscribe(ignored -> {
-                }, error -> log.error("joining stopped: {}", error.toString()), () -> {
+                .then(Mono.defer(() -> {
                     if (!ledger.markJoined()) {
                         log.warn("pulled its ranges, but the store was marked left meanwhile: it stays JOINING");
-                        return;
+                        return Mono.empty();
                     }
                     membership.setState(membership.self(), MemberState.NORMAL);
                     if (ledger.markedLeft()) {
                         // Marked left between the two (PurgeHorizonCheck): its JOINING must stand.
                         membership.setState(membership.self(), MemberState.JOINING);
-                        return;
+                        return Mono.empty();
                     }
                     log.info("joined: pulled {} keys ({} bytes) in {} ms; serving reads", keys.get(), bytes.get(),
                             clock.getAsLong() - begun);
-                });
+                    // Told at once: its peers read from it as soon as it is ready, not a probe later.
+                    // (Told after the change, never before, so that no answer it gives a peer's probe
+                    // meanwhile still says JOINING after the peer heard NORMAL.)
+                    return replicas.tellPeers();
+                }))
+                .subscribe(ignored -> {
+                }, error -> log.error("joining stopped: {}", error.toString()));
     }
 
     private boolean peersHoldData() {

@@ -76,6 +76,14 @@ public final class RemoteReplica implements Replica, AutoCloseable {
     }
 
     /**
+     * Tells the peer this node's status and learns its own, around the breaker: an exchange of
+     * states, which says nothing of the peer's health; fails if it does not answer.
+     */
+    public Mono<PeerStatus> exchange(PeerStatus own) {
+        return client.ping(own);
+    }
+
+    /**
      * Pings the peer around its breaker and, if it answers, closes the breaker ({@link PeerMonitor#readmit}):
      * for a peer that showed it is back. At most one at a time; empty while another runs.
      */
@@ -84,7 +92,7 @@ public final class RemoteReplica implements Replica, AutoCloseable {
             if (!readmitting.compareAndSet(false, true)) {
                 return Mono.empty();
             }
-            return client.ping(own)
+            return exchange(own)
                     .doOnNext(answer -> monitor.readmit())
                     .doFinally(signal -> readmitting.set(false));
         });

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 import org.slf4j.Logger;
@@ -17,6 +18,7 @@ import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;
 import io.ringkv.ring.RingNotKnownException;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -36,6 +38,8 @@ public final class ReplicaDirectory implements AutoCloseable {
     private final Supplier<ReplicaWindow> windows;
     private final Map<String, RemoteReplica> remotes = new ConcurrentHashMap<>();
     private final List<BiConsumer<String, PeerStatus>> statusListeners = new CopyOnWriteArrayList<>();
+    /** When each member last told its state in a ping of its own (System.nanoTime). */
+    private final Map<String, Long> toldInPingAt = new ConcurrentHashMap<>();
 
     /** @param windows a new window for each peer: what this node may have in flight there */
     public ReplicaDirectory(ClusterMembership membership, LocalReplica local, PeerConnector connector, PeerMonitors monitors,
@@ -77,15 +81,30 @@ public final class ReplicaDirectory implements AutoCloseable {
         statusListeners.add(listener);
     }
 
-    /** Calls a member by its name, telling it this node's status and learning the state it reports; true if it answered. */
+    /**
+     * Calls a member by its name through its breaker, telling it this node's status and learning
+     * the state it reports; true if it answered.
+     */
     public Mono<Boolean> probe(String member) {
+        return ask(member, RemoteReplica::probe);
+    }
+
+    /**
+     * Like {@link #probe}, around the member's breaker: an exchange of states, which says nothing
+     * of the member's health, so a member this node shuns takes part too.
+     */
+    public Mono<Boolean> exchangeStates(String member) {
+        return ask(member, RemoteReplica::exchange);
+    }
+
+    private Mono<Boolean> ask(String member, BiFunction<RemoteReplica, PeerStatus, Mono<PeerStatus>> ping) {
         if (!(replica(member) instanceof RemoteReplica remote)) {
             return Mono.just(true);
         }
-        return remote.probe(ownStatusFor(member))
-                .doOnNext(status -> learned(member, status))
-                .thenReturn(true)
-                .onErrorReturn(false);
+        return Mono.defer(() -> {
+            long sentNanos = System.nanoTime();
+            return ping.apply(remote, ownStatusFor(member)).doOnNext(status -> answered(member, status, sentNanos));
+        }).thenReturn(true).onErrorReturn(false);
     }
 
     /**
@@ -99,18 +118,52 @@ public final class ReplicaDirectory implements AutoCloseable {
         if (remote == null || !remote.shunned()) {
             return;
         }
-        remote.readmit(ownStatusFor(member)).subscribe(status -> learned(member, status),
+        long sentNanos = System.nanoTime();
+        remote.readmit(ownStatusFor(member)).subscribe(status -> answered(member, status, sentNanos),
                 error -> log.info("{} showed a sign of life but did not answer a ping: {}", member, error.toString()));
+    }
+
+    /**
+     * Tells every peer this node's state now, rather than leave it to their next probe of it, and
+     * learns theirs: an exchange with each at once, each within its call's timeout. A peer that
+     * does not answer learns it when it next probes this node.
+     */
+    public Mono<Void> tellPeers() {
+        return Flux.fromIterable(peers()).flatMap(peer -> exchangeStates(peer.name())).then();
     }
 
     private PeerStatus ownStatusFor(String member) {
         return history.statusFor(member, membership.state(membership.self()));
     }
 
-    /** What a member told about itself in its answer to a ping. */
-    private void learned(String member, PeerStatus status) {
-        RemoteReplica.stateOf(status).ifPresent(reported -> membership.setState(member, reported));
+    /**
+     * What a member told about itself in its answer to a ping this node sent at {@code sentNanos}.
+     * Its state is heard unless the member has told one in a ping of its own since: such a ping
+     * may tell a change (a node that has joined tells its peers at once), and an answer that
+     * crossed it may have been made before the change.
+     */
+    void answered(String member, PeerStatus status, long sentNanos) {
+        Long toldAt = toldInPingAt.get(member);
+        if (toldAt == null || toldAt - sentNanos < 0) {
+            heard(member, status);
+        }
         statusListeners.forEach(listener -> listener.accept(member, status));
+    }
+
+    /**
+     * What a member told about itself in a ping of its own (only a member's is heard: see
+     * {@code PeerTrust}): its state takes effect at once, so that a change it tells its peers is
+     * read by them as soon as it is made.
+     */
+    public void toldInPing(String member, PeerStatus status) {
+        if (RemoteReplica.stateOf(status).isPresent()) {
+            toldInPingAt.put(member, System.nanoTime());
+            heard(member, status);
+        }
+    }
+
+    private void heard(String member, PeerStatus status) {
+        RemoteReplica.stateOf(status).ifPresent(reported -> membership.setState(member, reported));
     }
 
     /** Where keys live now: one snapshot of the rings, for one request; refused while the ring is not known. */
@@ -135,6 +188,7 @@ public final class ReplicaDirectory implements AutoCloseable {
 
     /** Closes the connections to peers that left the ring. */
     private void forgetAllBut(List<String> members) {
+        toldInPingAt.keySet().retainAll(members);
         remotes.keySet().removeIf(name -> {
             if (members.contains(name)) {
                 return false;

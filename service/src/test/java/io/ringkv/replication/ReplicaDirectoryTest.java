@@ -8,6 +8,7 @@ import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
+import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.MemberState;
 import io.ringkv.ring.RingNotKnownException;
@@ -20,6 +21,8 @@ import io.ringkv.ring.RingNotKnownException;
 class ReplicaDirectoryTest {
 
     private static final String SELF = "http://node3:8080";
+    private static final String NODE_1 = "http://node1:8080";
+    private static final String NODE_2 = "http://node2:8080";
 
     @Test
     void placesNoKeyUntilDiscoveryHasFoundTheMembers() {
@@ -38,6 +41,45 @@ class ReplicaDirectoryTest {
                     .containsExactlyInAnyOrder("http://node1:8080", "http://node2:8080");
             assertThat(directory.placement().size()).isEqualTo(2);
         }
+    }
+
+    /** A member's own ping tells its state as its answers do: a node that turned NORMAL is read from at once. */
+    @Test
+    void theStateAMemberTellsInItsPingIsHeard() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, List.of(SELF, NODE_1, NODE_2), 16);
+        try (ReplicaDirectory directory = new ReplicaDirectory(membership, null, null, null, null, null)) {
+            directory.toldInPing(NODE_2, status(MemberState.JOINING));
+            assertThat(directory.placement().current().members()).containsExactlyInAnyOrder(SELF, NODE_1);
+
+            directory.toldInPing(NODE_2, status(MemberState.NORMAL));
+            assertThat(directory.placement().current().members()).hasSize(3);
+
+            directory.toldInPing(NODE_2, PeerStatus.UNKNOWN);
+            assertThat(membership.state(NODE_2)).as("a ping that tells no state changes none").isEqualTo(MemberState.NORMAL);
+        }
+    }
+
+    /**
+     * A member that turns NORMAL tells its peers at once; an answer it gave a probe just before,
+     * JOINING, may arrive after that. It must not undo it: the peer would leave the member out of
+     * its reads until its next probe.
+     */
+    @Test
+    void anAnswerThatCrossedTheMembersOwnPingDoesNotUndoIt() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, List.of(SELF, NODE_1, NODE_2), 16);
+        try (ReplicaDirectory directory = new ReplicaDirectory(membership, null, null, null, null, null)) {
+            long probeSent = System.nanoTime();
+            directory.toldInPing(NODE_2, status(MemberState.NORMAL));
+            directory.answered(NODE_2, status(MemberState.JOINING), probeSent);
+            assertThat(membership.state(NODE_2)).isEqualTo(MemberState.NORMAL);
+
+            directory.answered(NODE_2, status(MemberState.JOINING), System.nanoTime());
+            assertThat(membership.state(NODE_2)).as("an answer to a later probe").isEqualTo(MemberState.JOINING);
+        }
+    }
+
+    private static PeerStatus status(MemberState state) {
+        return new PeerStatus(state.ordinal(), 0, 0);
     }
 
     @Test
