@@ -13,10 +13,12 @@ import java.util.stream.Collectors;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.http.client.ReactorResourceFactory;
@@ -49,6 +51,7 @@ import io.ringkv.replication.ReplicaWindow;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.DnsDiscovery;
 import io.ringkv.ring.HashRing;
+import io.ringkv.ring.StaticPeers;
 import io.ringkv.security.ClientTokens;
 import io.ringkv.security.RequestCredential;
 import io.ringkv.security.Role;
@@ -78,6 +81,8 @@ import reactor.netty.resources.LoopResources;
 public class NodeConfiguration {
 
     /**
+     * With a static peer list, a node whose store is not a member's (new, or emptied) first asks
+     * its peers whether they hold data ({@link StaticPeers}), and pulls its ranges if one does.
      * With a StatefulSet deciding the members, one that is down keeps its ranges: after a restart
      * this node presumes a member holds data if it did when this node last knew (the ledger
      * remembers who did), until the member says otherwise.
@@ -88,8 +93,10 @@ public class NodeConfiguration {
         var cluster = properties.cluster();
         String self = cluster.selfName(serverPort);
         if (!cluster.discovery().enabled()) {
-            ClusterUrls.requireScheme(tls.enabled(), self, cluster.members(self));
-            return ClusterMembership.fixed(self, cluster.members(self), cluster.vnodes());
+            List<String> members = cluster.members(self);
+            ClusterUrls.requireScheme(tls.enabled(), self, members);
+            return repairLedger.joined() ? ClusterMembership.fixed(self, members, cluster.vnodes())
+                    : ClusterMembership.fixedJoining(self, members, cluster.vnodes());
         }
         ClusterUrls.requireScheme(tls.enabled(), self, List.of());
         if (!cluster.discovery().followsStatefulSet()) {
@@ -125,6 +132,29 @@ public class NodeConfiguration {
         return new DnsDiscovery(membership, discovery.dnsName(), discovery.refreshInterval(), discovery.removalAfter(),
                 discovery.bootstrapTimeout(), address -> nodeInfo.of(address).map(NodeInfoClient.NodeInfo::name), replicaDirectory::probe,
                 intent);
+    }
+
+    /**
+     * With a static peer list (no DNS discovery), the members' states, exchanged each round as DNS
+     * discovery's probes exchange them, but around the breakers: with a static list, only the
+     * requests a peer serves judge its health, as they always have.
+     */
+    @Bean
+    @Conditional(StaticPeerList.class)
+    StaticPeers staticPeers(ClusterMembership membership, ReplicaDirectory replicaDirectory, RingkvProperties properties) {
+        return new StaticPeers(membership, properties.cluster().discovery().refreshInterval(), replicaDirectory::exchangeStates);
+    }
+
+    /** Exactly when the {@link DnsDiscovery} bean is not made. */
+    static final class StaticPeerList extends NoneNestedConditions {
+
+        StaticPeerList() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnProperty(prefix = "ringkv.cluster.discovery", name = "dns-name")
+        static final class DnsDiscoveryOn {
+        }
     }
 
     @Bean(destroyMethod = "close")

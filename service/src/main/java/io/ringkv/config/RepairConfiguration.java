@@ -179,8 +179,8 @@ public class RepairConfiguration {
                 throw new InvalidSettingException(RingkvProperties.Departure.STATEFUL_SET, e.getMessage());
             }
         }
-        var settings = new DataMovement.Settings(properties.replication().factor(), cluster.discovery().enabled(),
-                cluster.departureSettle(), Duration.ofSeconds(10), cluster.join().ownerWait(), departure.timeout());
+        var settings = new DataMovement.Settings(properties.replication().factor(), cluster.departureSettle(),
+                Duration.ofSeconds(10), cluster.join().ownerWait(), departure.timeout());
         return new DataMovement(membership, replicaDirectory, rangeSync, repairLedger, scaledAway, settings,
                 System::currentTimeMillis);
     }

@@ -193,9 +193,10 @@ public record RingkvProperties(
         }
 
         /**
-         * How long a leaving node waits for its peers to see it leaving: they see a node's state
-         * when they next probe it, once per discovery round; a static ring has no rounds and
-         * nothing to wait for.
+         * How long a joining or leaving node waits for its peers to see it before it moves data:
+         * with DNS discovery they put a new member on their rings, and see a node's state, when
+         * they next probe it, once per round. A static list's members are on every ring from the
+         * start, so writes reach one that joins without a wait, and none leaves.
          */
         public Duration departureSettle() {
             return settle(discovery);
@@ -253,7 +254,8 @@ public record RingkvProperties(
 
     /**
      * @param dnsName         a name resolving to every member's address (a headless Service); set it instead of peers
-     * @param refreshInterval how often the name is resolved and the members probed
+     * @param refreshInterval how often the name is resolved and the members probed; with a static
+     *                        peer list, how often the members tell each other their states
      * @param removalAfter    consecutive rounds a member must be missing from DNS before it leaves the ring
      * @param bootstrapTimeout how long a starting node waits to reach the other members DNS lists
      *                        (all of them, or a majority) before it serves with whatever ring it has

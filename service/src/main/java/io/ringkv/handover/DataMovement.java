@@ -32,21 +32,22 @@ import reactor.util.retry.Retry;
  * joining node pulls the ranges it will own; a leaving node, scaled down (its StatefulSet scaled
  * below it), drains its data to the next owners before it stops: the scale-down hand-over.
  *
- * <p><b>Joining</b> (with DNS discovery, where members come and go). A node whose store never
- * finished joining (a new pod, an empty or cleared volume) says JOINING from its first answer to
+ * <p><b>Joining</b>, however the members are found. A node whose store never finished joining (a
+ * new node or pod, a wiped data directory, a cleared volume) says JOINING from its first answer to
  * a peer: it takes writes for the ranges it will own, but no read asks it and it is not ready.
- * Once it knows its ring: if no peer holds its ranges yet (every one is JOINING: a new cluster),
- * it is NORMAL at once; otherwise it waits until its peers have seen it join (two discovery
- * rounds, so that every write from then on reaches it), pulls from each current owner the ranges
- * it will own, and becomes NORMAL, which it tells its peers at once. A pull that fails is tried
- * again; a ring that changed meanwhile is pulled again (only what differs moves). An owner that
- * stays unreachable (a crash-looping pod) holds the join up for at most {@code ownerWait}: after
- * that the node joins once it has pulled each range from enough of its owners to hold every
- * write a majority of them acknowledged, which is every write made at the default
- * {@code replicas}; a write made at less than a majority may then be only on the unreachable
- * owner. Short of that it keeps trying, since joining would lose acknowledged writes. A static
- * peer list never changes: its nodes do not join, and an emptied one is healed by hints, read
- * repair and anti-entropy.
+ * Once it knows its ring (with a static peer list: once it has asked each peer for its state), if
+ * no other member holds data (a new cluster: every one is JOINING, or gave no answer to a store
+ * that never saw it hold any), it is NORMAL at once; otherwise it waits until its peers have seen
+ * it join (with DNS discovery two rounds, so that every write from then on reaches it; a static
+ * list's members are on every ring already), pulls from each current owner the ranges it will
+ * own, and becomes NORMAL, which it tells its peers at once. A pull that fails is tried again; a
+ * ring that changed meanwhile is pulled again (only what differs moves). An owner that stays
+ * unreachable (a crash-looping pod) holds the join up for at most {@code ownerWait}: after that
+ * the node joins once it has pulled each range from enough of its owners to hold every write a
+ * majority of them acknowledged, which is every write made at the default {@code replicas}; a
+ * write made at less than a majority may then be only on the unreachable owner. Short of that it
+ * keeps trying, since joining would lose acknowledged writes. A node restarted on its own data
+ * does not join: it catches up through hints, read repair and anti-entropy.
  *
  * <p><b>Leaving (scale down).</b> When the node is told to stop and {@code scaledAway} says it is not coming
  * back (its StatefulSet was scaled below it), it marks its store as left (a volume that returns
@@ -63,14 +64,13 @@ public final class DataMovement implements SmartLifecycle {
 
     /**
      * @param replicationFactor what each key's first owners are counted in
-     * @param joins             whether a new node pulls its ranges first (members discovered, not listed)
      * @param settle            how long peers take to see this node's state: two discovery rounds
      * @param retry             how long a join waits before pulling again from a peer that failed
      * @param ownerWait         how long a join waits for an unreachable owner before it joins
      *                          without it, if the others hold every majority write
      * @param leaveTimeout      how long a leaving node may push before it stops regardless
      */
-    public record Settings(int replicationFactor, boolean joins, Duration settle, Duration retry, Duration ownerWait,
+    public record Settings(int replicationFactor, Duration settle, Duration retry, Duration ownerWait,
             Duration leaveTimeout) {
     }
 
@@ -97,12 +97,8 @@ public final class DataMovement implements SmartLifecycle {
         this.clock = clock;
         // Before any server starts: the first answer a peer gets already says so.
         if (!ledger.joined()) {
-            if (settings.joins()) {
-                ledger.markJoining();
-                membership.setState(membership.self(), MemberState.JOINING);
-            } else {
-                ledger.markJoined();
-            }
+            ledger.markJoining();
+            membership.setState(membership.self(), MemberState.JOINING);
         }
     }
 
@@ -126,7 +122,7 @@ public final class DataMovement implements SmartLifecycle {
         join = Flux.interval(Duration.ofMillis(200))
                 .filter(tick -> membership.isKnown())
                 .next()
-                .flatMap(known -> !peersHoldData() ? Mono.empty() : Mono.delay(settings.settle())
+                .flatMap(known -> !othersHoldData() ? Mono.empty() : Mono.delay(settings.settle())
                         .then(Mono.defer(() -> pullRound(begun, keys, bytes))
                                 .retryWhen(Retry.fixedDelay(Long.MAX_VALUE, settings.retry())
                                         .doBeforeRetry(signal -> log.warn("joining: {}; pulling again in {}",
@@ -153,10 +149,8 @@ public final class DataMovement implements SmartLifecycle {
                 }, error -> log.error("joining stopped: {}", error.toString()));
     }
 
-    private boolean peersHoldData() {
-        String self = membership.self();
-        boolean any = membership.ring().members().stream()
-                .anyMatch(member -> !member.equals(self) && membership.state(member).holdsData());
+    private boolean othersHoldData() {
+        boolean any = membership.othersHoldData();
         if (!any) {
             log.info("no peer holds data yet (a new cluster): nothing to pull");
         }

@@ -12,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 import org.slf4j.Logger;
@@ -20,8 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Who is in the cluster: this node's name and the current ring of members. Node names are stable
  * URLs (a pod's DNS name, never its IP), so a restarted node keeps its place on the ring. With a
- * static peer list the ring never changes; with DNS discovery it is replaced, as a whole and
- * with a new version, each time the members change.
+ * static peer list the ring never changes, though its members' states do; with DNS discovery it
+ * is replaced, as a whole and with a new version, each time the members change.
  */
 public final class ClusterMembership {
 
@@ -49,21 +50,41 @@ public final class ClusterMembership {
     private final Predicate<String> presumedHolder;
     private volatile boolean known;
 
-    private ClusterMembership(String self, Collection<String> members, int vnodes, boolean known, Predicate<String> presumedHolder) {
+    /** @param presumption what this membership presumes of a member that has not told its state: whether it holds data */
+    private ClusterMembership(String self, Collection<String> members, int vnodes, boolean known,
+            Function<ClusterMembership, Predicate<String>> presumption) {
         if (!members.contains(self)) {
             throw new IllegalArgumentException(self + " is not among the members " + members);
         }
         this.self = self;
         this.vnodes = vnodes;
-        this.presumedHolder = presumedHolder;
+        this.presumedHolder = presumption.apply(this);
         HashRing ring = new HashRing(members, vnodes);
         this.view = new AtomicReference<>(new View(1, ring, ring, ring, Map.of()));
         this.known = known;
     }
 
-    /** A fixed cluster, known from the start. */
+    /**
+     * A fixed cluster (a static peer list), known from the start, for a node whose store is a
+     * member's: a member that has not told its state holds data, as every listed member did when
+     * this node last ran (a down one keeps its ranges, and a read that asks it fails over).
+     */
     public static ClusterMembership fixed(String self, Collection<String> members, int vnodes) {
-        return new ClusterMembership(self, members, vnodes, true, member -> true);
+        return new ClusterMembership(self, members, vnodes, true, membership -> member -> true);
+    }
+
+    /**
+     * A fixed cluster for a node whose store is not a member's yet (new, or emptied), which it
+     * knows once it has asked the members for their states ({@link #markKnown}). While it joins,
+     * a member that did not tell its state is presumed to hold no data: it is down, or a new
+     * cluster's node not started yet, and gives this node nothing to pull or wait for. Once this
+     * node holds data, every such member is presumed to, as in {@link #fixed}. Unlike a
+     * StatefulSet's members ({@link #discovered(String, int, Predicate)}), a static list's are the
+     * same at every start, so this node's own store is all it needs to remember.
+     */
+    public static ClusterMembership fixedJoining(String self, Collection<String> members, int vnodes) {
+        return new ClusterMembership(self, members, vnodes, false,
+                membership -> member -> membership.state(membership.self).holdsData());
     }
 
     /**
@@ -81,7 +102,7 @@ public final class ClusterMembership {
      * JOINING (a new pod: reads do not ask it, writes go to it as to a joiner).
      */
     public static ClusterMembership discovered(String self, int vnodes, Predicate<String> presumedHolder) {
-        return new ClusterMembership(self, List.of(self), vnodes, false, presumedHolder);
+        return new ClusterMembership(self, List.of(self), vnodes, false, membership -> presumedHolder);
     }
 
     public String self() {
@@ -134,7 +155,8 @@ public final class ClusterMembership {
 
     /**
      * A member's state as it told it (this node's own included); until it told one, NORMAL, or
-     * JOINING for a member not presumed to hold data (see {@link #discovered(String, int, Predicate)}).
+     * JOINING for a member not presumed to hold data (see {@link #discovered(String, int, Predicate)}
+     * and {@link #fixedJoining}).
      */
     public MemberState state(String member) {
         MemberState told = states.get(member);
@@ -143,6 +165,16 @@ public final class ClusterMembership {
 
     private MemberState presumed(String member) {
         return member.equals(self) || presumedHolder.test(member) ? MemberState.NORMAL : MemberState.JOINING;
+    }
+
+    /**
+     * Whether a member other than this node holds data, as it told or as this node presumes: a node
+     * whose store is not a member's then pulls its ranges before it serves them; where none does
+     * (a new cluster, every member joining) it serves at once, with nothing to wait for. The one
+     * decision, whatever finds the members.
+     */
+    public boolean othersHoldData() {
+        return ring().members().stream().anyMatch(member -> !member.equals(self) && state(member).holdsData());
     }
 
     /** Records a member's state; when it changes who holds data, the rings of movement follow. */

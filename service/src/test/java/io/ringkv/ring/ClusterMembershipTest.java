@@ -54,6 +54,57 @@ class ClusterMembershipTest {
         assertThat(membership.view().future().members()).as("back, with no state left over").contains("b");
     }
 
+    /**
+     * The decision of a node whose store is not a member's, with a static peer list: it pulls
+     * before it serves only if a peer said it holds data; a peer that said nothing (down, or a new
+     * cluster's node not started yet) gives it nothing to wait for.
+     */
+    @Test
+    void aNewStoreAmongListedPeersPullsOnlyIfOneSaysItHoldsData() {
+        var joining = ClusterMembership.fixedJoining("a", List.of("a", "b", "c"), 16);
+        joining.setState("a", MemberState.JOINING);
+        assertThat(joining.isKnown()).as("not before it asked its peers").isFalse();
+        assertThat(joining.othersHoldData()).as("no peer answered yet").isFalse();
+
+        joining.setState("b", MemberState.JOINING);
+        assertThat(joining.othersHoldData()).as("a new cluster: every member joining").isFalse();
+        assertThat(joining.view().current().members()).containsExactlyInAnyOrder("a", "b", "c");
+
+        joining.setState("c", MemberState.NORMAL);
+        assertThat(joining.othersHoldData()).isTrue();
+        assertThat(joining.view().current().members()).as("reads ask only who said it holds data").containsExactly("c");
+        assertThat(joining.view().joining().get("a").members()).as("what it pulls and takes writes for")
+                .containsExactlyInAnyOrder("a", "c");
+    }
+
+    /**
+     * Once the joining node holds its ranges, a listed member it never heard from is presumed to
+     * hold data, as on a node restarted on its data: a down member keeps its ranges, and a new
+     * cluster whose last node is not up yet still takes 2/3 with two.
+     */
+    @Test
+    void aJoinedNodePresumesEveryListedMemberHoldsDataUntilItSaysOtherwise() {
+        var joining = ClusterMembership.fixedJoining("a", List.of("a", "b", "c"), 16);
+        joining.setState("a", MemberState.JOINING);
+        joining.setState("b", MemberState.NORMAL);
+        assertThat(joining.state("c")).as("not heard from while it joins").isEqualTo(MemberState.JOINING);
+
+        joining.setState("a", MemberState.NORMAL);
+        assertThat(joining.state("c")).isEqualTo(MemberState.NORMAL);
+        assertThat(joining.view().current()).isSameAs(joining.view().ring());
+
+        joining.setState("c", MemberState.JOINING);
+        assertThat(joining.view().current().members()).as("c said it joins").containsExactlyInAnyOrder("a", "b");
+    }
+
+    /** A node restarted on its own data presumes what it saw: every listed member holds data, and there is nothing to pull. */
+    @Test
+    void aStoreThatIsAMembersKnowsItsListedPeersHoldData() {
+        assertThat(membership.isKnown()).isTrue();
+        assertThat(membership.othersHoldData()).isTrue();
+        assertThat(membership.view().current()).isSameAs(membership.view().ring());
+    }
+
     @Test
     void aMemberNotHeardFromIsPresumedToHoldDataOnlyIfItDid() {
         var intended = ClusterMembership.discovered("a", 16, member -> member.equals("b"));
@@ -65,5 +116,11 @@ class ClusterMembershipTest {
 
         intended.setState("c", MemberState.NORMAL);
         assertThat(intended.view().current().members()).as("it told its state").containsExactlyInAnyOrder("a", "b", "c");
+
+        var newVolume = ClusterMembership.discovered("a", 16, member -> false);
+        newVolume.update(Set.of("a", "b", "c"));
+        assertThat(newVolume.othersHoldData()).as("a pod on a new volume, its peers not heard from").isFalse();
+        newVolume.setState("b", MemberState.NORMAL);
+        assertThat(newVolume.othersHoldData()).isTrue();
     }
 }

@@ -12,11 +12,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
+import org.awaitility.Awaitility;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 import io.ringkv.RingkvApplication;
+import io.ringkv.ring.ClusterMembership;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RocksStore;
 
@@ -30,6 +32,8 @@ public final class TestNode implements AutoCloseable {
     public static final String SECRET = "test-cluster-secret";
     /** The lowest port tests are given; the ones below the kernel's ephemeral range are never an outgoing connection's. */
     private static final int LOWEST_PORT = 10_000;
+    /** A join of a test's few keys takes milliseconds; this bounds one held up by a peer that does not answer. */
+    private static final Duration JOIN_WITHIN = Duration.ofSeconds(60);
 
     private final int port;
     private final Map<String, Object> settings;
@@ -63,7 +67,21 @@ public final class TestNode implements AutoCloseable {
         return new TestNode(port, settings);
     }
 
+    /**
+     * Starts the node and returns once it holds its ranges. A node whose store is new pulls them
+     * first from peers that hold data: in a test that starts nodes one after the other, each but
+     * the first. Tests that watch a join use {@link #startJoining()}.
+     */
     public TestNode start() {
+        startJoining();
+        ClusterMembership membership = bean(ClusterMembership.class);
+        Awaitility.await(url() + " holding its ranges").atMost(JOIN_WITHIN).pollInterval(Duration.ofMillis(20))
+                .until(() -> membership.isKnown() && membership.state(membership.self()).holdsData());
+        return this;
+    }
+
+    /** Starts the node and returns once its context runs: a node that joins may still be pulling its ranges. */
+    public TestNode startJoining() {
         if (context == null) {
             // As command-line arguments, the way operators give them, so they override application.yml.
             String[] args = settings.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue()).toArray(String[]::new);
