@@ -298,8 +298,8 @@ public class NodeConfiguration {
     }
 
     /**
-     * A peer that connects to this node or pings it is readmitted at once if this node shuns it; the
-     * state a member tells in its ping is heard as from its answer to this node's.
+     * A peer that connects to this node or pings it is readmitted at once if this node shuns it; with
+     * a static peer list, the state a member tells in its ping is heard as from its answer to this node's.
      */
     @Bean(destroyMethod = "close")
     ReplicaDirectory replicaDirectory(ClusterMembership membership, LocalReplica localReplica, PeerMonitors peerMonitors,
@@ -307,7 +307,12 @@ public class NodeConfiguration {
         var directory = new ReplicaDirectory(membership, localReplica, peerConnector, peerMonitors, repairLedger,
                 () -> replicaWindow(properties));
         replicaService.onHeardFrom(directory::heardFrom);
-        replicaService.onPeerStatus(directory::toldInPing);
+        if (!properties.cluster().discovery().enabled()) {
+            // Not with DNS discovery: a node back on an old volume PINGs before it has heard whether
+            // its peers purged deletes it missed (PurgeHorizonCheck), so its PING may say NORMAL
+            // while its answers already say JOINING; only the answers, made after the check, count.
+            replicaService.onPeerStatus(directory::toldInPing);
+        }
         return directory;
     }
 
