@@ -127,11 +127,11 @@ class HostilePeerTest {
                 greedy.send(Wire.scan(ByteBufAllocator.DEFAULT, id, new byte[0], null, 0));
             }
             int refused = 0;
-            while (refused < 10_000 - ServerSettings.MAX_SCANS_PER_CONNECTION) {
+            while (refused < 10_000 - Wire.MAX_STREAMS_PER_CONNECTION) {
                 assertThat(answerType(greedy)).isEqualTo(Wire.ERROR);
                 refused++;
             }
-            assertThat(store.openCursors.get()).isLessThanOrEqualTo(ServerSettings.MAX_SCANS_PER_CONNECTION);
+            assertThat(store.openCursors.get()).isLessThanOrEqualTo(Wire.MAX_STREAMS_PER_CONNECTION);
             stillServes("during-scans");
         }
         Awaitility.await().atMost(WAIT).untilAsserted(() -> assertThat(store.openCursors.get()).isZero());

@@ -182,6 +182,33 @@ class PeerProtocolTest {
     }
 
     /**
+     * More ranges at once than one connection may carry (a coordinator serving many client
+     * ranges): those past the bound wait until one ends, and every one completes. Before, the peer
+     * refused them and each such client range failed. Streams cancelled early, sent or still
+     * waiting, give their turn to the next.
+     */
+    @Test
+    void moreRangeStreamsThanAConnectionCarriesWaitTheirTurnAndAllComplete() {
+        server();
+        int records = 200;
+        for (int i = 0; i < records; i++) {
+            store.put(bytes(String.format("m%04d", i)), Record.value(i, new byte[1000]));
+        }
+        PeerClient client = client();
+        int streams = Wire.MAX_STREAMS_PER_CONNECTION * 3;
+        Mono<List<Long>> counts = Flux.range(0, streams)
+                .flatMap(i -> i % 5 == 0 ? client.scan(bytes("m"), null).take(1).count() : client.scan(bytes("m"), null).count(),
+                        streams)
+                .collectList();
+        List<Long> counted = counts.doOnSubscribe(ignored -> client.scan(bytes("m"), null).subscribe().dispose())
+                .block(WAIT);
+        assertThat(counted).hasSize(streams).allMatch(count -> count == 1 || count == records);
+        assertThat(counted).filteredOn(count -> count == records).hasSize(streams - Math.ceilDiv(streams, 5));
+        assertThat(store.mostCursors.get()).as("cursors open at once on the server").isLessThanOrEqualTo(Wire.MAX_STREAMS_PER_CONNECTION);
+        Awaitility.await().atMost(TIMEOUT).until(() -> store.openCursors.get() == 0);
+    }
+
+    /**
      * A consumer that takes one record at a time, slowly: the server reads its store only as far as
      * the credit the consumer gave back allows, so what waits in buffers stays within the window.
      */
@@ -564,6 +591,7 @@ class PeerProtocolTest {
         final AtomicInteger reads = new AtomicInteger();
         final AtomicLong cursorReads = new AtomicLong();
         final AtomicInteger openCursors = new AtomicInteger();
+        final AtomicInteger mostCursors = new AtomicInteger();
         volatile boolean jitter;
         final AtomicLong repairedAt = new AtomicLong();
         final AtomicReference<PeerStatus> heard = new AtomicReference<>();
@@ -627,7 +655,7 @@ class PeerProtocolTest {
         public RecordCursor openRange(byte[] start, byte[] end) {
             Map<byte[], Record> range = end == null ? records.tailMap(start) : records.subMap(start, end);
             Iterator<Map.Entry<byte[], Record>> entries = range.entrySet().iterator();
-            openCursors.incrementAndGet();
+            mostCursors.accumulateAndGet(openCursors.incrementAndGet(), Math::max);
             return new RecordCursor() {
                 private boolean closed;
 

@@ -52,6 +52,9 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
     private final Sinks.One<PeerConnection> ready = Sinks.one();
     private final Map<Integer, Pending<?>> waiting = new ConcurrentHashMap<>();
     private final Map<Integer, Scan> scans = new ConcurrentHashMap<>();
+    /** Streams the peer was sent and that have not ended, and those held back meanwhile; on the event loop only. */
+    private int streamsOpen;
+    private final ArrayDeque<Scan> streamsWaiting = new ArrayDeque<>();
     private final AtomicInteger ids = new AtomicInteger();
     private volatile Channel channel;
     private volatile boolean authenticated;
@@ -270,7 +273,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
                 return;
             }
             int id = nextId();
-            Scan scan = new Scan(id, sink);
+            Scan scan = new Scan(id, sink, opening);
             scans.put(id, scan);
             if (closed && scans.remove(id) != null) {
                 sink.error(new PeerException.Unavailable(peer, "the connection is closed"));
@@ -278,8 +281,36 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
             }
             sink.onRequest(ignored -> onLoop(scan::drain));
             sink.onCancel(() -> onLoop(scan::cancel));
-            onLoop(() -> channel.writeAndFlush(opening.apply(id), channel.voidPromise()));
+            onLoop(() -> open(scan));
         }, FluxSink.OverflowStrategy.ERROR);
+    }
+
+    /**
+     * Sends the stream's opening, or holds it back while {@link Wire#MAX_STREAMS_PER_CONNECTION}
+     * streams are open on this connection (the peer would refuse it) until one ends.
+     */
+    private void open(Scan scan) {
+        if (scan.finished) {
+            return; // cancelled or failed while it waited
+        }
+        if (streamsOpen < Wire.MAX_STREAMS_PER_CONNECTION) {
+            streamsOpen++;
+            scan.send();
+        } else {
+            streamsWaiting.add(scan);
+        }
+    }
+
+    /** A stream the peer was sent has ended: the next one waiting (and not cancelled meanwhile) goes out. */
+    private void streamEnded() {
+        streamsOpen--;
+        Scan next;
+        do {
+            next = streamsWaiting.poll();
+        } while (next != null && next.finished);
+        if (next != null) {
+            open(next);
+        }
     }
 
     /** Frames are built and written on the connection's event loop only: its buffer caches are its own. */
@@ -295,7 +326,10 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
     private final class Scan {
         private final int id;
         private final FluxSink<KeyedRecord> sink;
+        private final IntFunction<ByteBuf> opening;
         private final ArrayDeque<Wire.Sized> queue = new ArrayDeque<>();
+        /** Whether the peer was sent the opening: until then the stream waits its turn here. */
+        private boolean sent;
         private boolean ended;
         private boolean finished;
         /** Bytes taken by the consumer that the peer has not been given back as credit yet. */
@@ -305,9 +339,18 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
         private boolean draining;
         private boolean drainAgain;
 
-        Scan(int id, FluxSink<KeyedRecord> sink) {
+        Scan(int id, FluxSink<KeyedRecord> sink, IntFunction<ByteBuf> opening) {
             this.id = id;
             this.sink = sink;
+            this.opening = opening;
+        }
+
+        void send() {
+            sent = true;
+            if (waitingSince != 0) {
+                waitingSince = System.nanoTime(); // its wait for the peer starts now
+            }
+            channel.writeAndFlush(opening.apply(id), channel.voidPromise());
         }
 
         void batch(ByteBuf payload) {
@@ -372,22 +415,26 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
 
         void cancel() {
             if (!finished) {
-                finish();
-                if (!ended) {
+                // Before finish(), which may send the next stream waiting: the peer frees this one first.
+                if (sent && !ended) {
                     channel.writeAndFlush(Wire.empty(channel.alloc(), Wire.CANCEL, id), channel.voidPromise());
                 }
+                finish();
             }
         }
 
         /** Waiting longer than the timeout for records the peer should be sending. */
         boolean stalled(long now, long timeoutNanos) {
-            return waitingSince != 0 && now - waitingSince > timeoutNanos;
+            return sent && waitingSince != 0 && now - waitingSince > timeoutNanos;
         }
 
         private void finish() {
             finished = true;
             queue.clear();
             scans.remove(id);
+            if (sent) {
+                streamEnded();
+            }
         }
     }
 

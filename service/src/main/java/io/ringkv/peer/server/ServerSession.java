@@ -337,8 +337,8 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     private void stream(int id, Supplier<RecordCursor> open, int credit) {
         if (scans.containsKey(id)) {
             send(error(id, Wire.ErrorCode.BAD_REQUEST, "range stream " + id + " is open already"));
-        } else if (scans.size() >= ServerSettings.MAX_SCANS_PER_CONNECTION) {
-            send(error(id, Wire.ErrorCode.BAD_REQUEST, "more than " + ServerSettings.MAX_SCANS_PER_CONNECTION
+        } else if (scans.size() >= Wire.MAX_STREAMS_PER_CONNECTION) {
+            send(error(id, Wire.ErrorCode.BAD_REQUEST, "more than " + Wire.MAX_STREAMS_PER_CONNECTION
                     + " range streams open on one connection"));
         } else {
             ServerScan scan = new ServerScan(this, id, open, credit);

@@ -29,13 +29,6 @@ public record ServerSettings(int port, Handshake handshake, int maxKeyLength, in
     // member of this cluster ever asks for, and only a broken or hostile peer meets them.
 
     /**
-     * Range streams open at once on one connection: each holds a RocksDB iterator (and the
-     * memory it pins) until it ends. A member runs a handful (a join pulls one range per owner
-     * at a time, a repair one token range per peer), so 16 is ample.
-     */
-    public static final int MAX_SCANS_PER_CONNECTION = 16;
-
-    /**
      * The most bytes of records a range stream may owe its peer at once, whatever credit the peer
      * grants: what it sends before the peer grants more is bounded by this. A member grants its
      * scan window (256 KiB).

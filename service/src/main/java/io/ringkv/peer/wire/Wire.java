@@ -37,6 +37,14 @@ public final class Wire {
      */
     public static final int VERSION = 2;
 
+    /**
+     * Range streams (SCAN, TOKEN_SCAN) open at once on one connection. The server refuses more:
+     * each holds a RocksDB iterator, and the memory it pins, until it ends. The client opens no
+     * more than this on a connection and holds the rest back until one ends, so that many
+     * client ranges at once are slow, never refused.
+     */
+    public static final int MAX_STREAMS_PER_CONNECTION = 16;
+
     /** Bytes before the payload: length, type and id. */
     public static final int HEADER = 9;
     public static final int LENGTH_FIELD = 4;
