@@ -64,6 +64,11 @@ public final class PeerMonitor {
                 .automaticTransitionFromOpenToHalfOpenEnabled(true)
                 // A request the peer found malformed is this node's mistake, not a sick peer.
                 .recordException(PeerMonitor::isPeerFailure)
+                // A request that timed out on a live connection is neither: when every node shares
+                // one busy disk, all peers answer late at once, and counting that as failure opened
+                // every breaker and refused what the peers would have answered a moment later. A
+                // peer that hangs fails its connection's liveness ping, and that failure counts.
+                .ignoreException(error -> error instanceof PeerException.TimedOut)
                 // While a peer is down, every request that would have asked it is refused with a
                 // CallNotPermittedException: its stack trace would be filled in on the event loop
                 // for every such request, and nobody reads it.
@@ -104,8 +109,14 @@ public final class PeerMonitor {
                         latency.record(sample.stop(callTimer(operation, "success")) / 1e6);
                     })
                     .doOnError(error -> {
-                        failed(error);
-                        sample.stop(callTimer(operation, "failure"));
+                        boolean timedOut = error instanceof PeerException.TimedOut;
+                        long nanos = sample.stop(callTimer(operation, timedOut ? "timeout" : "failure"));
+                        if (timedOut) {
+                            // As slow as the timeout at least: reads pass over a peer that keeps them waiting.
+                            latency.record(nanos / 1e6);
+                        } else {
+                            failed(error);
+                        }
                     })
                     .transformDeferred(CircuitBreakerOperator.of(breaker))
                     .doOnError(CallNotPermittedException.class, rejected -> sample.stop(callTimer(operation, "rejected")));

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -540,7 +541,9 @@ class PeerProtocolTest {
 
     /**
      * A peer that passes the handshake, then answers a read with half a frame and nothing more:
-     * the read times out, the connection is closed, and the next call opens a new one.
+     * the read times out, the ping that checks the connection gets no answer either, the
+     * connection is closed, failing what waited on it as the peer's failure, and the next call
+     * opens a new one.
      */
     @Test
     void aPeerThatHangsMidFrameCostsTheTimeoutAndItsConnection() throws Exception {
@@ -548,12 +551,46 @@ class PeerProtocolTest {
             PeerClient client = client(SECRET, 1, local(hanging.port()));
             long started = System.nanoTime();
             assertThatThrownBy(() -> client.read(bytes("k")).block(TIMEOUT.multipliedBy(3)))
-                    .isInstanceOf(PeerException.Unavailable.class).hasMessageContaining("no answer within");
+                    .isInstanceOf(PeerException.TimedOut.class).hasMessageContaining("no answer within");
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(TIMEOUT.multipliedBy(2));
+            // Sent on the hung connection, beside the ping: failed when the ping's timeout closes it.
+            assertThatThrownBy(() -> client.read(bytes("k")).block(TIMEOUT.multipliedBy(3)))
+                    .isInstanceOf(PeerException.Unavailable.class).hasMessageContaining("the connection closed");
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(TIMEOUT.multipliedBy(3));
             assertThatThrownBy(() -> client.read(bytes("k")).block(TIMEOUT.multipliedBy(3)))
                     .isInstanceOf(PeerException.class);
             assertThat(hanging.connections.get()).as("a new connection after the hung one was closed").isEqualTo(2);
         }
+    }
+
+    /**
+     * A peer whose store is too slow to answer within the timeout, but that answers pings: the
+     * read fails alone, as a timeout that says nothing of the peer's health, and the connection and
+     * the requests under way on it stay (closing it failed them all when every node shared one
+     * saturated disk).
+     */
+    @Test
+    void aBusyPeerThatStillAnswersPingsKeepsItsConnection() throws Exception {
+        AtomicInteger connections = new AtomicInteger();
+        server(tcp -> tcp.doOnConnection(connection -> connections.incrementAndGet()));
+        PeerClient client = client();
+        client.write(bytes("k"), Record.value(1, bytes("v"))).block(WAIT);
+        CountDownLatch release = new CountDownLatch(1);
+        store.readGate = release;
+        try {
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> client.read(bytes("k")).block(WAIT))
+                    .isInstanceOf(PeerException.TimedOut.class).hasMessageContaining("no answer within");
+            // The liveness ping was answered: a second timeout later the connection still carries calls.
+            Thread.sleep(TIMEOUT.toMillis() + 500);
+            assertThat(client.ping(PeerStatus.UNKNOWN).block(WAIT)).isNotNull();
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThan(TIMEOUT.multipliedBy(2));
+        } finally {
+            release.countDown();
+            store.readGate = null;
+        }
+        assertThat(client.read(bytes("k")).block(WAIT)).isPresent();
+        assertThat(connections.get()).as("the busy peer's connection was never closed").isEqualTo(1);
     }
 
     /** Answers that come late, many at once, still reach their callers, and nothing waits longer. */
@@ -614,9 +651,20 @@ class PeerProtocolTest {
             return SERVER;
         }
 
+        /** While set, reads on the storage path wait for it: a store too busy to answer in time. */
+        volatile CountDownLatch readGate;
+
         @Override
         public Optional<Record> read(byte[] key) {
             reads.incrementAndGet();
+            CountDownLatch gate = readGate;
+            if (gate != null) {
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             if (jitter) {
                 try {
                     Thread.sleep(ThreadLocalRandom.current().nextInt(3));

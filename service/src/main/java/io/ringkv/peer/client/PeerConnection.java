@@ -39,9 +39,14 @@ import reactor.core.publisher.Sinks;
  * number of requests at once, each under an id of its own, and hands every answer to the request
  * with its id. Requests may be sent from any thread; answers arrive on the connection's event loop.
  *
- * <p>Every request has a deadline (the timeout). One that passes while nothing at all came back on
- * the connection since the request was sent means the peer hangs, or stopped in the middle of a
- * frame: the connection is closed, failing what else waits on it, and the next request opens a new one.
+ * <p>Every request has a deadline (the timeout); one that passes fails that request alone
+ * ({@link PeerException.TimedOut}). If nothing at all came back on the connection since the request
+ * was sent, the peer may hang, or have stopped in the middle of a frame: the connection pings it,
+ * and if the ping gets no answer within the timeout either, the connection is closed, failing what
+ * else waits on it, and the next request opens a new one. A peer that is only busy answers the
+ * ping (it needs no storage) and keeps its connection and the requests under way on it: closing
+ * on the first silence of a second, when every node shared one saturated disk, failed hundreds of
+ * requests at once and opened every breaker.
  */
 final class PeerConnection extends ChannelInboundHandlerAdapter {
 
@@ -66,6 +71,8 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
     /** The key the server accepts, which its proof must be made with too; the event loop only. */
     private Handshake.Key key;
     private ScheduledFuture<?> watchdog;
+    /** A liveness ping is under way ({@link #checkLiveness}); the event loop only. */
+    private boolean checkingLiveness;
 
     /** @param peer the peer's name on the ring: the handshake must prove that this node answers */
     PeerConnection(ConnectionSettings settings, String peer) {
@@ -189,19 +196,40 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
 
     /**
      * A request got no answer within the timeout. If nothing at all was read on this connection
-     * since it was sent, the peer does not answer, or stalled inside a frame: close the connection.
+     * since it was sent, the peer may not answer at all, or have stalled inside a frame: check.
      */
     private void expired(int id, Pending<?> pending) {
         if (!waiting.remove(id, pending)) {
             return;
         }
-        // Closed before the caller hears of the failure, so that its next request opens a new
-        // connection instead of going out on this one.
-        if (lastReadNanos - pending.sent < 0 && !closed) {
-            log.info("closing the connection to {}: nothing came back within a request's timeout", peer);
-            close();
+        if (lastReadNanos - pending.sent < 0) {
+            checkLiveness();
         }
-        pending.fail(new PeerException.Unavailable(peer, "no answer within " + settings.timeout()));
+        pending.fail(new PeerException.TimedOut(peer, "no answer within " + settings.timeout()));
+    }
+
+    /**
+     * Pings the peer on this connection, at most one ping at a time, and closes the connection if
+     * nothing at all comes back within the timeout: the peer hangs, or stopped in the middle of a
+     * frame. What waits on the connection then fails as {@link PeerException.Unavailable}, which the
+     * peer's breaker counts, and the next request opens a new connection. On the event loop.
+     */
+    private void checkLiveness() {
+        if (checkingLiveness || closed) {
+            return;
+        }
+        checkingLiveness = true;
+        long sent = System.nanoTime();
+        ping(PeerStatus.UNKNOWN).subscribe(
+                answer -> checkingLiveness = false,
+                error -> {
+                    checkingLiveness = false;
+                    if (lastReadNanos - sent < 0 && !closed) {
+                        log.info("closing the connection to {}: neither a request nor a ping came back within {}",
+                                peer, settings.timeout());
+                        close();
+                    }
+                });
     }
 
     /** A request waiting for its answer. */
@@ -460,7 +488,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
             if (scan.stalled(now, timeout)) {
                 scan.fail(new TimeoutException("the range stream from " + peer + " sent nothing for " + settings.timeout()));
                 if (now - lastReadNanos > timeout) {
-                    close();
+                    checkLiveness();
                 }
             }
         }

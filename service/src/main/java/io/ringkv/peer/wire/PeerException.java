@@ -36,6 +36,23 @@ public abstract sealed class PeerException extends RuntimeException {
         }
     }
 
+    /**
+     * One request got no answer within the timeout, on a connection that stays open: the peer is
+     * busy (a disk that every node shares, a compaction) and answers late, which says nothing of its
+     * health. A peer that hangs is found by the connection instead, whose liveness ping gets no
+     * answer either: it closes, and what fails with it counts ({@link Unavailable}).
+     */
+    public static final class TimedOut extends PeerException {
+        public TimedOut(String peer, String message) {
+            super(peer, message);
+        }
+
+        @Override
+        public boolean peerFailure() {
+            return false;
+        }
+    }
+
     /** The peer and this node do not share the cluster secret: it refused this node, or could not prove it knows it. */
     public static final class Refused extends PeerException {
         public Refused(String peer, String reason) {
