@@ -1,5 +1,6 @@
 package io.ringkv.health;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
@@ -44,10 +45,13 @@ public final class PeerMonitor {
 
     private final MeterRegistry meters;
     private final Map<String, Timer> callTimers = new ConcurrentHashMap<>();
+    /** How long a peer that answers nothing has its timeouts excused: as long as an open breaker keeps it away. */
+    private final Duration busyGrace;
 
     public PeerMonitor(String peer, BreakerSettings settings, MeterRegistry meters) {
         this.peer = peer;
         this.meters = meters;
+        this.busyGrace = settings.openFor();
         this.breaker = CircuitBreaker.of("peer " + peer, CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 // Calls complete on event loops, several at once: the default window is a
@@ -64,11 +68,10 @@ public final class PeerMonitor {
                 .automaticTransitionFromOpenToHalfOpenEnabled(true)
                 // A request the peer found malformed is this node's mistake, not a sick peer.
                 .recordException(PeerMonitor::isPeerFailure)
-                // A request that timed out on a live connection is neither: when every node shares
-                // one busy disk, all peers answer late at once, and counting that as failure opened
-                // every breaker and refused what the peers would have answered a moment later. A
-                // peer that hangs fails its connection's liveness ping, and that failure counts.
-                .ignoreException(error -> error instanceof PeerException.TimedOut)
+                // A request that timed out while the peer answers others is neither: when every
+                // node shares one busy disk, all peers answer late at once, and counting that as
+                // failure opened every breaker and refused what they would have answered a moment later.
+                .ignoreException(this::busyNotSick)
                 // While a peer is down, every request that would have asked it is refused with a
                 // CallNotPermittedException: its stack trace would be filled in on the event loop
                 // for every such request, and nobody reads it.
@@ -97,6 +100,19 @@ public final class PeerMonitor {
     }
 
     /**
+     * A call that timed out while the peer answered another within {@link #busyGrace}: it is busy,
+     * and the breaker counts the timeout neither way. A peer whose store is stuck while its
+     * connection still answers pings answers nothing: its timeouts count, and its breaker opens.
+     */
+    private boolean busyNotSick(Throwable error) {
+        if (!(error instanceof PeerException.TimedOut)) {
+            return false;
+        }
+        Instant answered = lastSuccess.get();
+        return answered != null && Duration.between(answered, Instant.now()).compareTo(busyGrace) < 0;
+    }
+
+    /**
      * A point call to the peer, judged by the breaker and timed per operation and outcome; refused
      * at once while the breaker is open.
      */
@@ -114,7 +130,8 @@ public final class PeerMonitor {
                         if (timedOut) {
                             // As slow as the timeout at least: reads pass over a peer that keeps them waiting.
                             latency.record(nanos / 1e6);
-                        } else {
+                        }
+                        if (!busyNotSick(error)) {
                             failed(error);
                         }
                     })

@@ -12,11 +12,12 @@ import io.ringkv.peer.wire.PeerException;
 import reactor.core.publisher.Mono;
 
 /**
- * A call that timed out on a live connection ({@link PeerException.TimedOut}) says the peer is
- * busy, not sick: it neither opens the peer's breaker nor counts as a success, but reads learn
- * that the peer keeps them waiting. When every node shares one saturated disk all peers time out
- * at once, and counting that as failure opened every breaker and refused what would have been
- * answered a moment later.
+ * A call that timed out on a live connection ({@link PeerException.TimedOut}) from a peer that still
+ * answers others says it is busy, not sick: it neither opens the peer's breaker nor counts as a
+ * success, but reads learn that the peer keeps them waiting. When every node shares one saturated
+ * disk all peers time out at once, and counting that as failure opened every breaker and refused
+ * what would have been answered a moment later. A peer that answers nothing at all is stuck: its
+ * timeouts count.
  */
 class TimedOutCallsTest {
 
@@ -28,11 +29,11 @@ class TimedOutCallsTest {
     private final PeerMonitor monitor = new PeerMonitor(PEER, BREAKER, meters);
 
     @Test
-    void timeoutsOnALiveConnectionLeaveTheBreakerClosedButMakeThePeerLookSlow() {
+    void timeoutsOfAPeerThatAnswersOthersLeaveTheBreakerClosedButMakeThePeerLookSlow() {
         succeed(5);
         double before = monitor.expectedLatencyMillis();
         for (int i = 0; i < 20; i++) {
-            call(Mono.delay(Duration.ofMillis(20)).then(Mono.error(new PeerException.TimedOut(PEER, "no answer within PT1S"))));
+            call(Mono.delay(Duration.ofMillis(20)).then(timedOut()));
         }
         assertThat(monitor.breakerState()).isEqualTo(CircuitBreaker.State.CLOSED);
         assertThat(monitor.state()).isEqualTo(PeerState.UP);
@@ -41,15 +42,30 @@ class TimedOutCallsTest {
     }
 
     @Test
-    void timeoutsDoNotDiluteFailures() {
+    void excusedTimeoutsDoNotCountAsSuccesses() {
+        succeed(1);
         for (int i = 0; i < 20; i++) {
-            call(Mono.error(new PeerException.TimedOut(PEER, "no answer within PT1S")));
+            call(timedOut());
         }
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < 4; i++) {
             call(Mono.error(new PeerException.Unavailable(PEER, "the connection closed")));
         }
-        assertThat(monitor.breakerState()).as("five failures of five counted calls").isEqualTo(CircuitBreaker.State.OPEN);
+        // Counted as successes, the timeouts would leave 4 failures in a window of 10: closed.
+        assertThat(monitor.breakerState()).as("four failures of five counted calls").isEqualTo(CircuitBreaker.State.OPEN);
         assertThat(monitor.state()).isEqualTo(PeerState.DOWN);
+    }
+
+    @Test
+    void aPeerThatAnswersNothingHasItsTimeoutsCounted() {
+        for (int i = 0; i < 5; i++) {
+            call(timedOut());
+        }
+        assertThat(monitor.breakerState()).as("a stuck store behind a connection that answers pings").isEqualTo(CircuitBreaker.State.OPEN);
+        assertThat(monitor.lastFailure()).hasValueSatisfying(reason -> assertThat(reason).contains("no answer within"));
+    }
+
+    private static Mono<Boolean> timedOut() {
+        return Mono.error(new PeerException.TimedOut(PEER, "no answer within PT1S"));
     }
 
     private void succeed(int calls) {

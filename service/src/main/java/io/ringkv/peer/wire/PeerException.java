@@ -37,10 +37,11 @@ public abstract sealed class PeerException extends RuntimeException {
     }
 
     /**
-     * One request got no answer within the timeout, on a connection that stays open: the peer is
-     * busy (a disk that every node shares, a compaction) and answers late, which says nothing of its
-     * health. A peer that hangs is found by the connection instead, whose liveness ping gets no
-     * answer either: it closes, and what fails with it counts ({@link Unavailable}).
+     * One request got no answer within the timeout, on a connection that stays open. A peer that
+     * still answers other requests is busy (a disk that every node shares, a compaction), and its
+     * breaker lets that pass; one that answers none is stuck ({@code PeerMonitor}). A peer that
+     * hangs altogether is found by the connection, whose liveness ping gets no answer either: it
+     * closes, and what fails with it is {@link Unavailable}.
      */
     public static final class TimedOut extends PeerException {
         public TimedOut(String peer, String message) {
@@ -49,7 +50,7 @@ public abstract sealed class PeerException extends RuntimeException {
 
         @Override
         public boolean peerFailure() {
-            return false;
+            return true;
         }
     }
 
