@@ -253,6 +253,26 @@ class PeerProtocolTest {
     }
 
     /**
+     * A range stream whose records take longer than the timeout to come (a batch read from a busy
+     * disk) while its peer answers on the connection waits for them: it used to fail at the
+     * timeout, and with it its client's range.
+     */
+    @Test
+    void aRangeStreamFromABusyPeerWaitsLongerThanTheTimeout() {
+        server();
+        for (int i = 0; i < 50; i++) {
+            store.put(bytes(String.format("b%04d", i)), Record.value(i, new byte[100]));
+        }
+        store.firstCursorReadDelay = TIMEOUT.multipliedBy(2).plusMillis(500);
+        long started = System.nanoTime();
+        StepVerifier.create(client().scan(bytes("b"), null))
+                .expectNextCount(50)
+                .expectComplete()
+                .verify(WAIT);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThan(TIMEOUT.multipliedBy(2));
+    }
+
+    /**
      * A request whose handling throws is answered with an error; the range stream sharing its
      * connection goes on. Before, the server closed the connection, and the streams on it failed.
      */
@@ -651,6 +671,9 @@ class PeerProtocolTest {
             return SERVER;
         }
 
+        /** While set, a cursor's first read waits this long: a range read from a busy disk. */
+        volatile Duration firstCursorReadDelay;
+
         /** While set, reads on the storage path wait for it: a store too busy to answer in time. */
         volatile CountDownLatch readGate;
 
@@ -708,6 +731,14 @@ class PeerProtocolTest {
 
                 @Override
                 public KeyedRecord next() {
+                    Duration delay = firstCursorReadDelay;
+                    if (delay != null && cursorReads.get() == 0) {
+                        try {
+                            Thread.sleep(delay);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
                     if (!entries.hasNext()) {
                         return null;
                     }

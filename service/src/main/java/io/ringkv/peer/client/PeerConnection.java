@@ -52,6 +52,14 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
 
     private static final Logger log = LoggerFactory.getLogger(PeerConnection.class);
 
+    /**
+     * How many timeouts a range stream may go without records while its peer still answers on the
+     * connection. A batch read from a disk every node shares took longer than one timeout, and
+     * failing the stream then failed its client's range (half of workload E at 10 M records); a
+     * stream the peer lost must still end.
+     */
+    static final int BUSY_STREAM_TIMEOUTS = 10;
+
     private final ConnectionSettings settings;
     private final String peer;
     private final Sinks.One<PeerConnection> ready = Sinks.one();
@@ -451,6 +459,18 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
             }
         }
 
+        /**
+         * Gives the stream up, failing its consumer: cancelled first, so that the peer, which may
+         * still be reading it, frees its place before the next stream waiting here takes it. (Given
+         * up without a cancel, the peer counted one stream more than this side, and refused one.)
+         */
+        void abandon(Throwable error) {
+            if (!finished) {
+                cancel();
+                sink.error(error);
+            }
+        }
+
         /** Waiting longer than the timeout for records the peer should be sending. */
         boolean stalled(long now, long timeoutNanos) {
             return sent && waitingSince != 0 && now - waitingSince > timeoutNanos;
@@ -480,17 +500,27 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
         ctx.read();
     }
 
-    /** Fails range streams that wait longer than the timeout for records; their peer is not sending. */
+    /**
+     * Range streams that wait longer than the timeout for records: if nothing at all came back on
+     * the connection meanwhile, its liveness is checked (a hung peer's connection closes, failing
+     * them). A stream whose peer answers on the connection is only slow (a disk-bound read) and
+     * may wait {@value #BUSY_STREAM_TIMEOUTS} timeouts before it is given up.
+     */
     private void checkScans() {
         long now = System.nanoTime();
         long timeout = settings.timeout().toNanos();
+        boolean stalled = false;
         for (Scan scan : List.copyOf(scans.values())) {
             if (scan.stalled(now, timeout)) {
-                scan.fail(new TimeoutException("the range stream from " + peer + " sent nothing for " + settings.timeout()));
-                if (now - lastReadNanos > timeout) {
-                    checkLiveness();
+                stalled = true;
+                if (scan.stalled(now, BUSY_STREAM_TIMEOUTS * timeout)) {
+                    scan.abandon(new TimeoutException("the range stream from " + peer + " sent nothing for "
+                            + settings.timeout().multipliedBy(BUSY_STREAM_TIMEOUTS)));
                 }
             }
+        }
+        if (stalled && now - lastReadNanos > timeout) {
+            checkLiveness();
         }
     }
 
