@@ -1,6 +1,7 @@
 package io.ringkv.peer.client;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +40,8 @@ import reactor.core.publisher.Sinks;
  * number of requests at once, each under an id of its own, and hands every answer to the request
  * with its id. Requests may be sent from any thread; answers arrive on the connection's event loop.
  *
- * <p>Every request has a deadline (the timeout); one that passes fails that request alone
+ * <p>Every request has a deadline (the timeout; {@value #RANGE_WORK_TIMEOUTS} of them for the calls
+ * of repair and data movement, which work over ranges); one that passes fails that request alone
  * ({@link PeerException.TimedOut}). If nothing at all came back on the connection since the request
  * was sent, the peer may hang, or have stopped in the middle of a frame: the connection pings it,
  * and if the ping gets no answer within the timeout either, the connection is closed, failing what
@@ -53,12 +55,14 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(PeerConnection.class);
 
     /**
-     * How many timeouts a range stream may go without records while its peer still answers on the
-     * connection. A batch read from a disk every node shares took longer than one timeout, and
-     * failing the stream then failed its client's range (half of workload E at 10 M records); a
-     * stream the peer lost must still end.
+     * How many timeouts work over a range may take while its peer still answers on the connection:
+     * a range stream waiting for records, and the calls of repair and data movement (digests of
+     * token intervals, batches of records). A batch read from a disk every node shares took longer
+     * than one timeout: failing the stream failed its client's range (half of workload E at 10 M
+     * records), and failing a digest failed a rebuilt node's whole pull, again at every retry
+     * under load. A stream the peer lost must still end.
      */
-    static final int BUSY_STREAM_TIMEOUTS = 10;
+    static final int RANGE_WORK_TIMEOUTS = 10;
 
     private final ConnectionSettings settings;
     private final String peer;
@@ -118,15 +122,15 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
                 .then();
     }
 
-    /** Stores the records on the peer, each unless it holds a newer version; one frame. */
+    /** Stores the records on the peer, each unless it holds a newer version; one frame; range work. */
     Mono<Void> writeBatch(List<KeyedRecord> records) {
-        return Mono.<Boolean>create(sink -> request(sink, id -> Wire.writeBatch(channel.alloc(), id, records), PeerConnection::done))
-                .then();
+        return Mono.<Boolean>create(sink -> request(sink, rangeWorkTimeout(), id -> Wire.writeBatch(channel.alloc(), id, records),
+                PeerConnection::done)).then();
     }
 
-    /** The peer's records of the first keys; the answer says how many of the keys it covers. */
+    /** The peer's records of the first keys; the answer says how many of the keys it covers; range work. */
     Mono<RecordBatch> readBatch(List<byte[]> keys) {
-        return Mono.create(sink -> request(sink, id -> Wire.readBatch(channel.alloc(), id, keys), (type, payload) -> {
+        return Mono.create(sink -> request(sink, rangeWorkTimeout(), id -> Wire.readBatch(channel.alloc(), id, keys), (type, payload) -> {
             if (type != Wire.RECORDS) {
                 throw unexpected(type);
             }
@@ -148,9 +152,9 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
         }));
     }
 
-    /** The peer's digests (hash, keys, ...) of the token intervals (low, high, ...). */
+    /** The peer's digests (hash, keys, ...) of the token intervals (low, high, ...); range work. */
     Mono<long[]> digest(long[] intervals) {
-        return Mono.create(sink -> request(sink, id -> Wire.digest(channel.alloc(), id, intervals), (type, payload) -> {
+        return Mono.create(sink -> request(sink, rangeWorkTimeout(), id -> Wire.digest(channel.alloc(), id, intervals), (type, payload) -> {
             if (type != Wire.DIGESTS) {
                 throw unexpected(type);
             }
@@ -174,13 +178,21 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
      * then writes the request and sets its deadline on the connection's event loop: a cheap timer
      * on the thread that will see the answer.
      */
+    private Duration rangeWorkTimeout() {
+        return settings.timeout().multipliedBy(RANGE_WORK_TIMEOUTS);
+    }
+
     private <T> void request(MonoSink<T> sink, IntFunction<ByteBuf> frame, Decoder<T> decoder) {
+        request(sink, settings.timeout(), frame, decoder);
+    }
+
+    private <T> void request(MonoSink<T> sink, Duration timeout, IntFunction<ByteBuf> frame, Decoder<T> decoder) {
         if (!isOpen()) {
             sink.error(new PeerException.Unavailable(peer, "the connection is closed"));
             return;
         }
         int id = nextId();
-        Pending<T> pending = new Pending<>(sink, decoder);
+        Pending<T> pending = new Pending<>(sink, decoder, timeout);
         waiting.put(id, pending);
         sink.onCancel(() -> {
             if (waiting.remove(id, pending)) {
@@ -197,7 +209,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
                 return; // cancelled or failed meanwhile
             }
             pending.timer = channel.eventLoop().schedule(() -> expired(id, pending),
-                    settings.timeout().toNanos(), TimeUnit.NANOSECONDS);
+                    timeout.toNanos(), TimeUnit.NANOSECONDS);
             channel.writeAndFlush(frame.apply(id), channel.voidPromise());
         });
     }
@@ -213,7 +225,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
         if (lastReadNanos - pending.sent < 0) {
             checkLiveness();
         }
-        pending.fail(new PeerException.TimedOut(peer, "no answer within " + settings.timeout()));
+        pending.fail(new PeerException.TimedOut(peer, "no answer within " + pending.timeout));
     }
 
     /**
@@ -244,13 +256,15 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
     private static final class Pending<T> {
         private final MonoSink<T> sink;
         private final Decoder<T> decoder;
+        private final Duration timeout;
         private final long sent = System.nanoTime();
         /** Set and cancelled on the event loop. */
         private ScheduledFuture<?> timer;
 
-        Pending(MonoSink<T> sink, Decoder<T> decoder) {
+        Pending(MonoSink<T> sink, Decoder<T> decoder, Duration timeout) {
             this.sink = sink;
             this.decoder = decoder;
+            this.timeout = timeout;
         }
 
         void answer(String peer, byte type, ByteBuf payload) {
@@ -504,7 +518,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
      * Range streams that wait longer than the timeout for records: if nothing at all came back on
      * the connection meanwhile, its liveness is checked (a hung peer's connection closes, failing
      * them). A stream whose peer answers on the connection is only slow (a disk-bound read) and
-     * may wait {@value #BUSY_STREAM_TIMEOUTS} timeouts before it is given up.
+     * may wait {@value #RANGE_WORK_TIMEOUTS} timeouts before it is given up.
      */
     private void checkScans() {
         long now = System.nanoTime();
@@ -513,9 +527,9 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
         for (Scan scan : List.copyOf(scans.values())) {
             if (scan.stalled(now, timeout)) {
                 stalled = true;
-                if (scan.stalled(now, BUSY_STREAM_TIMEOUTS * timeout)) {
+                if (scan.stalled(now, RANGE_WORK_TIMEOUTS * timeout)) {
                     scan.abandon(new TimeoutException("the range stream from " + peer + " sent nothing for "
-                            + settings.timeout().multipliedBy(BUSY_STREAM_TIMEOUTS)));
+                            + settings.timeout().multipliedBy(RANGE_WORK_TIMEOUTS)));
                 }
             }
         }
