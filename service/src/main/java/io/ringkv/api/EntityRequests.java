@@ -51,30 +51,30 @@ public final class EntityRequests {
     }
 
     /**
-     * The {@code replicas} parameter, checked against the members that hold data now. A {@code from}
-     * that only the members joining will make possible (the seconds after a fresh install, while
-     * the later nodes pull their ranges) is worth a retry: 503, not 400.
+     * The {@code replicas} parameter. Without it, the default of the members that hold data now.
+     * With it, {@code from} is checked against every member, those joining included, and
+     * {@code ack} against the members that hold data now: while a member pulls its ranges (a
+     * wiped or replaced node, a new one) the owners serve what they can
+     * ({@link Placement#served}). An {@code ack} that only the members joining will make possible
+     * (the seconds after a fresh install, while the later nodes pull their ranges) is worth a
+     * retry: 503, not 400.
      */
     static ReplicationFactor replicas(ServerRequest request, Placement placement, int replicationFactor) {
         String replicas = single(request, "replicas");
+        ReplicationFactor factor;
         try {
-            return ReplicationFactor.parse(replicas, placement.size(), replicationFactor);
+            factor = replicas == null || replicas.isEmpty()
+                    ? ReplicationFactor.parse(null, placement.size(), replicationFactor)
+                    : ReplicationFactor.parse(replicas, placement.members(), replicationFactor);
         } catch (IllegalArgumentException e) {
-            if (placement.members() > placement.size() && fits(replicas, placement.members(), replicationFactor)) {
-                throw new OverloadedException(e.getMessage() + " holding data now; " + (placement.members() - placement.size())
-                        + " more will once they have joined: retry shortly");
-            }
             throw new BadRequestException(e.getMessage());
         }
-    }
-
-    private static boolean fits(String replicas, int members, int replicationFactor) {
-        try {
-            ReplicationFactor.parse(replicas, members, replicationFactor);
-            return true;
-        } catch (IllegalArgumentException e) {
-            return false;
+        if (factor.ack() > placement.size()) {
+            throw new OverloadedException("replicas: ack=" + factor.ack() + " is more than the " + placement.size()
+                    + " nodes holding data now; " + (placement.members() - placement.size())
+                    + " more will once they have joined: retry shortly");
         }
+        return factor;
     }
 
     /** The range bounds; {@code end} is null for "to the last key". */

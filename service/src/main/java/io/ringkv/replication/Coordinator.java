@@ -143,12 +143,13 @@ public final class Coordinator {
 
     private Mono<Void> write(byte[] key, Record record, ReplicationFactor factor, Placement placement, Runnable afterLastReplica) {
         List<Replica> targets = placement.writeReplicas(key, factor.from());
+        ReplicationFactor served = placement.served(factor);
         // Only the current owners count towards ack: they are the ones reads ask, and the targets' first.
-        List<Replica> counted = targets.subList(0, factor.from());
+        List<Replica> counted = targets.subList(0, served.from());
         // Every target is asked at once: no hedging for writes. The answer waits until every
         // target's call has its place in that replica's window: a replica that falls behind slows
         // this write's client instead of piling up calls it would refuse.
-        return quorum(targets, targets.size(), Duration.ZERO, factor, counted::contains, Pacing.write(record.valueLength()),
+        return quorum(targets, targets.size(), Duration.ZERO, served, counted::contains, Pacing.write(record.valueLength()),
                 replica -> replica.write(key, record).doOnError(error -> hint(replica, key, record)),
                 ignored -> { }, afterLastReplica)
                 .then();
@@ -202,7 +203,7 @@ public final class Coordinator {
         LateAnswers late = new LateAnswers(key, hold);
         return Mono.defer(() -> {
                     hold.retain(); // for the replica calls, let go after the last has ended
-                    return quorum(targets, first, readHedgeDelay, factor, replica -> true, Pacing.READ,
+                    return quorum(targets, first, readHedgeDelay, placement.served(factor), replica -> true, Pacing.READ,
                             replica -> replica.read(key).flatMap(answer -> observed(replica, answer))
                                     .flatMap(answer -> held(answer, hold))
                                     .map(answer -> new ReadRepair.Answer<>(replica, answer)),

@@ -34,17 +34,31 @@ public record Placement(HashRing current, HashRing future, Collection<HashRing> 
         return all.size();
     }
 
-    /** The replicas a read of the key asks, its primary first. */
-    public List<Replica> readReplicas(byte[] key, int from) {
-        return current.replicasFor(key, from).stream().map(replicas).toList();
+    /**
+     * The factor as the members that own data now serve it: {@code from} no more than they are.
+     * While one of three members pulls its ranges (a wiped or replaced node), a {@code 2/3}
+     * request is served by the two owners, and its writes also reach the third: refusing it, as
+     * before, refused every such request for the whole rebuild. An {@code ack} beyond the owners
+     * cannot be served ({@code EntityRequests} answers 503 to retry).
+     */
+    public ReplicationFactor served(ReplicationFactor factor) {
+        return factor.from() <= size() ? factor : new ReplicationFactor(factor.ack(), size());
     }
 
-    /** The replicas a write of the key goes to: the current ones first, then any it moves to. */
+    /** The replicas a read of the key asks, its primary first: at most every owner. */
+    public List<Replica> readReplicas(byte[] key, int from) {
+        return current.replicasFor(key, Math.min(from, size())).stream().map(replicas).toList();
+    }
+
+    /**
+     * The replicas a write of the key goes to: the current owners first (at most every one of
+     * them), then any it moves to, up to {@code from} in each ring.
+     */
     public List<Replica> writeReplicas(byte[] key, int from) {
         if (future == current && joining.isEmpty()) {
             return readReplicas(key, from);
         }
-        Set<String> names = new LinkedHashSet<>(current.replicasFor(key, from));
+        Set<String> names = new LinkedHashSet<>(current.replicasFor(key, Math.min(from, size())));
         names.addAll(future.replicasFor(key, Math.min(from, future.size())));
         for (HashRing ring : joining) {
             names.addAll(ring.replicasFor(key, Math.min(from, ring.size())));

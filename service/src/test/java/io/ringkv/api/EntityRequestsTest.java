@@ -12,6 +12,7 @@ import org.springframework.web.reactive.function.server.ServerRequest;
 
 import io.ringkv.overload.OverloadedException;
 import io.ringkv.replication.Placement;
+import io.ringkv.replication.ReplicationFactor;
 import io.ringkv.ring.HashRing;
 
 class EntityRequestsTest {
@@ -24,17 +25,24 @@ class EntityRequestsTest {
     }
 
     /**
-     * Right after a fresh install, or while a node joins a small cluster, fewer members hold data
-     * than there are: a {@code from} the joining member will make possible is a 503 to retry, and
-     * one beyond every member is the client's mistake, a 400.
+     * Right after a fresh install, or while a node joins or is rebuilt in a small cluster, fewer
+     * members hold data than there are: a {@code from} that counts the joining member is served by
+     * the owners (a {@code 2/3} while one of three pulls its ranges), an {@code ack} only the
+     * joining member will make possible is a 503 to retry, and a {@code from} beyond every member
+     * is the client's mistake, a 400.
      */
     @Test
-    void aFromOnlyAJoiningMemberMakesPossibleIsRetriedNotRefused() {
+    void aFromOnlyAJoiningMemberMakesPossibleIsServedByTheOwners() {
         Placement joining = new Placement(TWO, THREE, List.of(THREE), name -> null);
         assertThat(EntityRequests.replicas(request("id=k&replicas=2/2"), joining, 3).from()).isEqualTo(2);
+        ReplicationFactor twoOfThree = EntityRequests.replicas(request("id=k&replicas=2/3"), joining, 3);
+        assertThat(twoOfThree).isEqualTo(new ReplicationFactor(2, 3));
+        assertThat(joining.served(twoOfThree)).as("the two owners count; the write still reaches the third")
+                .isEqualTo(new ReplicationFactor(2, 2));
+        assertThat(EntityRequests.replicas(request("id=k"), joining, 3)).isEqualTo(new ReplicationFactor(2, 2));
         assertThatThrownBy(() -> EntityRequests.replicas(request("id=k&replicas=3/3"), joining, 3))
                 .isInstanceOf(OverloadedException.class)
-                .hasMessageContaining("from=3")
+                .hasMessageContaining("ack=3")
                 .hasMessageContaining("retry shortly");
         assertThatThrownBy(() -> EntityRequests.replicas(request("id=k&replicas=4/4"), joining, 3))
                 .isInstanceOf(BadRequestException.class);

@@ -59,10 +59,13 @@ class EmptiedNodeTest {
                     assertThat(cluster.node(peer).bean(ClusterMembership.class).state(back.url()))
                             .as("node %d's view while it pulls", peer).isEqualTo(MemberState.JOINING);
                 }
-                // It coordinates through the two that hold data; three replicas it cannot offer yet.
+                // It coordinates through the two that hold data, a from of three included; three
+                // acknowledgements it cannot offer yet.
                 back.client().get().uri("/v0/entity?id=key-0").exchange()
                         .expectStatus().isOk().expectBody(String.class).isEqualTo("value of key-0");
-                back.client().get().uri("/v0/entity?id=key-0&replicas=1/3").exchange()
+                back.client().get().uri("/v0/entity?id=key-0&replicas=2/3").exchange()
+                        .expectStatus().isOk().expectBody(String.class).isEqualTo("value of key-0");
+                back.client().get().uri("/v0/entity?id=key-0&replicas=3/3").exchange()
                         .expectStatus().isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
 
                 Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10))

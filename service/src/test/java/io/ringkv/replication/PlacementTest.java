@@ -36,6 +36,27 @@ class PlacementTest {
         assertThat(steady.size()).isEqualTo(3);
     }
 
+    /**
+     * One of three members rebuilt from empty (a wiped volume) is JOINING while it pulls: a
+     * {@code 2/3} is served by the two owners, both asked and both counted, and every write also
+     * reaches the third, so that nothing written during its pull is missing once it serves.
+     */
+    @Test
+    void whileOneOfThreeIsRebuiltTwoOfThreeIsServedByTheOwnersAndWritesReachAllThree() {
+        HashRing owners = new HashRing(List.of("a", "b"), HashRing.DEFAULT_VNODES);
+        Placement rebuilding = placement(owners, THREE);
+        ReplicationFactor twoOfThree = new ReplicationFactor(2, 3);
+        assertThat(rebuilding.served(twoOfThree)).isEqualTo(new ReplicationFactor(2, 2));
+        assertThat(placement(THREE, THREE).served(twoOfThree)).isEqualTo(twoOfThree);
+        for (int i = 0; i < 50; i++) {
+            byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+            assertThat(names(rebuilding.readReplicas(key, 3))).containsExactlyInAnyOrder("a", "b");
+            List<String> writes = names(rebuilding.writeReplicas(key, 3));
+            assertThat(writes.subList(0, 2)).as("the owners first: they count towards ack").containsExactlyInAnyOrder("a", "b");
+            assertThat(writes).containsExactlyInAnyOrder("a", "b", "c");
+        }
+    }
+
     @Test
     void whileAMemberJoinsWritesAlsoGoToItsNewKeys() {
         Placement joining = placement(THREE, FOUR);
