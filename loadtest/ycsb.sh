@@ -48,6 +48,7 @@ LOG_NAME=ycsb
 . loadtest/lib/targets.sh     # start_server, stop_all, rss_sampler, start_etcd, apt_install
 . loadtest/lib/jar.sh         # find_jar, random_secret
 . loadtest/lib/bulk.sh        # begin_run, start_ringkv_nodes, load, tally, merged_percentiles, disks, peaks
+. loadtest/lib/ycsb.sh        # ycsb_start, ycsb_collect: one workload from three wrk processes
 . loadtest/lib/profiler.sh    # fetch_async_profiler, profile_start, profile_stop
 . loadtest/lib/environment.sh # find_python
 . loadtest/lib/cpu.sh         # cpu_ticks, machine_ticks
@@ -102,26 +103,16 @@ printf 'target\tkeys\tseconds\tkeys_per_s\tnot_ok\tsocket_errors\tp50_ms\tp99_ms
 # One workload on the target: three wrk processes for SECONDS, then one row of results.tsv (none
 # for the warm-up, label "warm-up").
 workload() { # target store replicas label workload seconds url url url
-  local target=$1 store=$2 replicas=$3 label=$4 w=$5 seconds=$6 i wrks=() since cpu0 machine0 files=(); shift 6
+  local target=$1 store=$2 replicas=$3 label=$4 w=$5 seconds=$6 since cpu0 machine0; shift 6
   since=$(date +%s) cpu0=$(cpu_ticks "${pids[@]}") machine0=$(machine_ticks)
   [ "$label" = warm-up ] || profile_start "$target-$w"
-  for i in 0 1 2; do
-    files+=("$run_dir/wrk/$target-$label-$i.txt")
-    WORKLOAD=$w KEYS=$KEYS PART=$i PARTS=3 VALUE_BYTES=$VALUE_BYTES STORE=$store REPLICAS=$replicas \
-      DISTRIBUTION=$DISTRIBUTION ZIPF_THETA=$ZIPF_THETA SCAN_MAX=$SCAN_MAX WRK_DIR=$repo/loadtest/wrk \
-      wrk -t1 -c"$CONNECTIONS" -d"${seconds}s" --timeout "$TIMEOUT" -s loadtest/wrk/ycsb.lua "$1" >"${files[-1]}" 2>&1 &
-    wrks+=($!) helpers+=($!); shift
-  done
-  wait "${wrks[@]}" || log "WARNING: a wrk process failed: see ${files[*]#"$repo"/}"
-  helpers=()
+  ycsb_start "$target-$label" "$store" "$replicas" "$w" "$seconds" "$@"
+  local ops not2xx sock p50 p99 p999 line
+  ycsb_collect
   [ "$label" = warm-up ] && return 0
   local cpu=$(($(cpu_ticks "${pids[@]}") - cpu0)) machine=$(($(machine_ticks) - machine0))
   profile_stop "$target-$w"
   peaks "$since"
-  local ops not2xx sock line p50 p99 p999
-  read -r ops not2xx sock < <(awk '$1 == "YCSB_SUMMARY" { for (f = 2; f <= NF; f++) { split($f, kv, "="); s[kv[1]] += kv[2] } }
-    END { print s["requests"] + 0, s["status"] + 0, s["connect"] + s["read_errors"] + s["write"] + s["timeout"] }' "${files[@]}")
-  read -r p50 p99 p999 < <(merged_percentiles YCSB requests "50 99 99.9" "${files[@]}")
   line=$(awk -v t="$target" -v w="$w" -v s="$seconds" -v n="$ops" -v p50="$p50" -v p99="$p99" -v p999="$p999" \
     -v bad="$not2xx" -v sock="$sock" -v cpu="$cpu" -v mach="$machine" -v hz="$hz" -v rss="$rss_text" \
     'BEGIN { d = (n > 0 ? n : 1); printf "%s\t%s\t%d\t%d\t%.0f\t%s\t%s\t%s\t%d\t%d\t%.0f\t%.0f\t%s\n", t, w, s, n, n / s,

@@ -37,17 +37,23 @@ end_run() {
 # profile_flags (bin/node's --jvm flags) and node_args (more settings); returns once each answers.
 # Sets urls, dirs (data directories, under data_dir/<target>/) and logs, in the ports' order.
 start_ringkv_nodes() { # target port...
-  local target=$1 port peers="" url i; shift
-  urls=() dirs=() logs=()
-  [ $# -eq 1 ] || { peers=$(printf 'http://127.0.0.1:%s,' "$@"); peers=${peers%,}; }
+  local target=$1 port i; shift
+  urls=() dirs=() logs=() ringkv_peers=""
+  [ $# -eq 1 ] || { ringkv_peers=$(printf 'http://127.0.0.1:%s,' "$@"); ringkv_peers=${ringkv_peers%,}; }
   for port in "$@"; do
-    url=http://127.0.0.1:$port
-    urls+=("$url") dirs+=("$data_dir/$target/node-$port") logs+=("$run_dir/logs/$target-$port.log")
-    start_server "$target-$port" "${logs[-1]}" bin/node --heap "$NODE_HEAP" "${profile_flags[@]}" --jar "$node_jar" \
-      --server.port="$port" --ringkv.data-dir="${dirs[-1]}" --ringkv.cluster.self="$url" \
-      ${peers:+--ringkv.cluster.peers="$peers"} --ringkv.cluster.secret="$secret" "${node_args[@]}"
+    urls+=("http://127.0.0.1:$port") dirs+=("$data_dir/$target/node-$port") logs+=("$run_dir/logs/$target-$port.log")
+    start_ringkv_node "$target" "$port" "${logs[-1]}"
   done
   for i in "${!urls[@]}"; do await_node "${urls[$i]}" "${pids[$i]}" "${logs[$i]}"; done
+}
+
+# One node of the nodes start_ringkv_nodes started (again: loadtest/rebuild.sh restarts one), its
+# peers ringkv_peers; does not wait for it.
+start_ringkv_node() { # target port log
+  local url=http://127.0.0.1:$2
+  start_server "$1-$2" "$3" bin/node --heap "$NODE_HEAP" "${profile_flags[@]}" --jar "$node_jar" \
+    --server.port="$2" --ringkv.data-dir="$data_dir/$1/node-$2" --ringkv.cluster.self="$url" \
+    ${ringkv_peers:+--ringkv.cluster.peers="$ringkv_peers"} --ringkv.cluster.secret="$secret" "${node_args[@]}"
 }
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }

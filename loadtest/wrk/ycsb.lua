@@ -8,6 +8,8 @@
 --   e  95 % scan of a uniformly chosen 1..SCAN_MAX (100) records from the chosen key, 5 % insert
 --      of a new key: this process's indexes KEYS + PART, KEYS + PART + PARTS, ... (never chosen
 --      for reads or scan starts, as YCSB's inserts are not either until they are acknowledged)
+-- THINK_MS (0) paces it: each connection waits that long after an answer before its next request,
+-- so a workload can run below its saturation rate (loadtest/rebuild.sh runs B at about half of it).
 -- Reads are GETs of one key, updates and inserts PUTs of VALUE_BYTES (1000) random bytes (a pool
 -- of 256 taken in turn), scans GET /v0/entities (etcd: a range with a limit). At the end one line
 --   YCSB_SUMMARY part=0 requests=180000 read=171000 update=9000 scan=0 insert=0 connect=0 read_errors=0 write=0 timeout=0 status=0
@@ -30,6 +32,7 @@ local scan_max = tonumber(os.getenv("SCAN_MAX") or "100")
 local store = os.getenv("STORE") or "ringkv"
 local requests = common.requests(store, os.getenv("REPLICAS"))
 local choose = common.chooser(keys, os.getenv("DISTRIBUTION") or "zipfian", tonumber(os.getenv("ZIPF_THETA") or "0.99"))
+local think_ms = tonumber(os.getenv("THINK_MS") or "0")
 local pool = common.value_pool(tonumber(os.getenv("POOL") or "256"),
   tonumber(os.getenv("VALUE_BYTES") or "1000"), store == "etcd")
 
@@ -73,6 +76,10 @@ function request()
   end
   ops[op] = ops[op] + 1
   return OPERATIONS[op]()
+end
+
+if think_ms > 0 then
+  function delay() return think_ms end
 end
 
 function done(summary, latency)
