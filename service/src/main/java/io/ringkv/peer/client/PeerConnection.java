@@ -65,6 +65,8 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
     static final int RANGE_WORK_TIMEOUTS = 10;
 
     private final ConnectionSettings settings;
+    /** The deadline of work over a range: {@value #RANGE_WORK_TIMEOUTS} timeouts. */
+    private final Duration rangeWorkTimeout;
     private final String peer;
     private final Sinks.One<PeerConnection> ready = Sinks.one();
     private final Map<Integer, Pending<?>> waiting = new ConcurrentHashMap<>();
@@ -89,6 +91,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
     /** @param peer the peer's name on the ring: the handshake must prove that this node answers */
     PeerConnection(ConnectionSettings settings, String peer) {
         this.settings = settings;
+        this.rangeWorkTimeout = settings.timeout().multipliedBy(RANGE_WORK_TIMEOUTS);
         this.peer = peer;
     }
 
@@ -124,13 +127,13 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
 
     /** Stores the records on the peer, each unless it holds a newer version; one frame; range work. */
     Mono<Void> writeBatch(List<KeyedRecord> records) {
-        return Mono.<Boolean>create(sink -> request(sink, rangeWorkTimeout(), id -> Wire.writeBatch(channel.alloc(), id, records),
+        return Mono.<Boolean>create(sink -> request(sink, rangeWorkTimeout, id -> Wire.writeBatch(channel.alloc(), id, records),
                 PeerConnection::done)).then();
     }
 
     /** The peer's records of the first keys; the answer says how many of the keys it covers; range work. */
     Mono<RecordBatch> readBatch(List<byte[]> keys) {
-        return Mono.create(sink -> request(sink, rangeWorkTimeout(), id -> Wire.readBatch(channel.alloc(), id, keys), (type, payload) -> {
+        return Mono.create(sink -> request(sink, rangeWorkTimeout, id -> Wire.readBatch(channel.alloc(), id, keys), (type, payload) -> {
             if (type != Wire.RECORDS) {
                 throw unexpected(type);
             }
@@ -154,7 +157,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
 
     /** The peer's digests (hash, keys, ...) of the token intervals (low, high, ...); range work. */
     Mono<long[]> digest(long[] intervals) {
-        return Mono.create(sink -> request(sink, rangeWorkTimeout(), id -> Wire.digest(channel.alloc(), id, intervals), (type, payload) -> {
+        return Mono.create(sink -> request(sink, rangeWorkTimeout, id -> Wire.digest(channel.alloc(), id, intervals), (type, payload) -> {
             if (type != Wire.DIGESTS) {
                 throw unexpected(type);
             }
@@ -173,19 +176,16 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
         T decode(byte type, ByteBuf payload);
     }
 
+    /** A point request: its deadline is the timeout. */
+    private <T> void request(MonoSink<T> sink, IntFunction<ByteBuf> frame, Decoder<T> decoder) {
+        request(sink, settings.timeout(), frame, decoder);
+    }
+
     /**
      * Registers the answer's receiver before sending, so that even an immediate answer finds it,
      * then writes the request and sets its deadline on the connection's event loop: a cheap timer
      * on the thread that will see the answer.
      */
-    private Duration rangeWorkTimeout() {
-        return settings.timeout().multipliedBy(RANGE_WORK_TIMEOUTS);
-    }
-
-    private <T> void request(MonoSink<T> sink, IntFunction<ByteBuf> frame, Decoder<T> decoder) {
-        request(sink, settings.timeout(), frame, decoder);
-    }
-
     private <T> void request(MonoSink<T> sink, Duration timeout, IntFunction<ByteBuf> frame, Decoder<T> decoder) {
         if (!isOpen()) {
             sink.error(new PeerException.Unavailable(peer, "the connection is closed"));
@@ -527,9 +527,8 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
         for (Scan scan : List.copyOf(scans.values())) {
             if (scan.stalled(now, timeout)) {
                 stalled = true;
-                if (scan.stalled(now, RANGE_WORK_TIMEOUTS * timeout)) {
-                    scan.abandon(new TimeoutException("the range stream from " + peer + " sent nothing for "
-                            + settings.timeout().multipliedBy(RANGE_WORK_TIMEOUTS)));
+                if (scan.stalled(now, rangeWorkTimeout.toNanos())) {
+                    scan.abandon(new TimeoutException("the range stream from " + peer + " sent nothing for " + rangeWorkTimeout));
                 }
             }
         }
