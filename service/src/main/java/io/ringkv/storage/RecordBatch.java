@@ -30,6 +30,15 @@ public record RecordBatch(int covered, List<KeyedRecord> found) {
         return 2 + keyed.key().length + 4 + RecordCodec.HEADER_SIZE + keyed.record().valueLength();
     }
 
+    /** The bytes the records take in a batch, as they go on the wire: what transfers are throttled by. */
+    public static long entrySizes(List<KeyedRecord> records) {
+        long bytes = 0;
+        for (KeyedRecord keyed : records) {
+            bytes += entrySize(keyed);
+        }
+        return bytes;
+    }
+
     /**
      * Reads the keys' records from the first until the next one found would take the batch past
      * {@link #MAX_BYTES} (the first found always goes in): the batch covers the keys read.

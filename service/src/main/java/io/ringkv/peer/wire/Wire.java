@@ -310,7 +310,7 @@ public final class Wire {
     }
 
     private static int entriesSize(List<KeyedRecord> records) {
-        return records.stream().mapToInt(RecordBatch::entrySize).sum();
+        return Math.toIntExact(RecordBatch.entrySizes(records));
     }
 
     /** A READ_BATCH of at most {@link RecordBatch#MAX_KEYS} keys. */
