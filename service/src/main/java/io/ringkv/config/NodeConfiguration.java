@@ -32,6 +32,7 @@ import io.ringkv.api.ClientDrain;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.hints.Hints;
 import io.ringkv.kubernetes.StatefulSetScale;
+import io.ringkv.overload.Throttle;
 import io.ringkv.peer.client.ClientSecurity;
 import io.ringkv.peer.client.NodeInfoClient;
 import io.ringkv.peer.client.ConnectionSettings;
@@ -267,8 +268,8 @@ public class NodeConfiguration {
 
     @Bean
     ReplicaService replicaService(ClusterMembership membership, RocksStore store, HybridClock hybridClock,
-            RepairLedger repairLedger) {
-        return new ReplicaService(membership.self(), store, hybridClock, membership, repairLedger);
+            RepairLedger repairLedger, Throttle transferThrottle) {
+        return new ReplicaService(membership.self(), store, hybridClock, membership, repairLedger, transferThrottle);
     }
 
     /** Answers peers on the cluster port; it takes the storage scheduler so that it closes before it. */

@@ -1,5 +1,6 @@
 package io.ringkv.replication;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -7,6 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
+import io.ringkv.overload.Throttle;
 import io.ringkv.peer.server.PeerService;
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.ring.ClusterMembership;
@@ -28,17 +30,19 @@ public final class ReplicaService implements PeerService {
     private final HybridClock clock;
     private final ClusterMembership membership;
     private final ReplicaHistory history;
+    private final Throttle transfers;
     private final List<BiConsumer<String, PeerStatus>> statusListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<String>> heardFromListeners = new CopyOnWriteArrayList<>();
 
     public ReplicaService(String name, RocksStore store, HybridClock clock, ClusterMembership membership,
-            ReplicaHistory history) {
+            ReplicaHistory history, Throttle transfers) {
         this.name = name;
         this.store = store;
         this.tokens = new TokenIndex(store);
         this.clock = clock;
         this.membership = membership;
         this.history = history;
+        this.transfers = transfers;
     }
 
     @Override
@@ -113,5 +117,10 @@ public final class ReplicaService implements PeerService {
     @Override
     public RecordCursor openRange(byte[] start, byte[] end) {
         return store.openRange(start, end);
+    }
+
+    @Override
+    public Duration paceTransfer(long bytes) {
+        return transfers.reserve(bytes);
     }
 }

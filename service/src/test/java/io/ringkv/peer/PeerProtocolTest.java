@@ -410,6 +410,29 @@ class PeerProtocolTest {
         assertThat(new String(rest.found().get(0).key(), StandardCharsets.UTF_8)).isEqualTo("big4");
     }
 
+    /**
+     * A batch is what a transfer asks for: it is held for the pace of the node that sends it, its
+     * bytes reserved there, while the connection answers a client's read at once.
+     */
+    @Test
+    void aReadBatchIsSentAtTheSendersTransferPace() {
+        server();
+        PeerClient client = client();
+        List<KeyedRecord> records = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            records.add(new KeyedRecord(bytes("paced" + i), Record.value(i + 1, new byte[1000])));
+            store.put(records.get(i).key(), records.get(i).record());
+        }
+        store.transferPace = Duration.ofMillis(700);
+        long started = System.nanoTime();
+        var batch = client.readBatch(records.stream().map(KeyedRecord::key).toList()).toFuture();
+        assertThat(client.read(bytes("paced0")).block(WAIT)).contains(records.get(0).record());
+        assertThat(batch).as("the read was answered while the batch is held").isNotDone();
+        assertThat(batch.join().found()).hasSize(5);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(700));
+        assertThat(store.pacedBytes.get()).isEqualTo(RecordBatch.entrySizes(records));
+    }
+
     @Test
     void aReadBatchOfTooManyKeysIsABadRequestAndTheConnectionGoesOn() {
         server();
@@ -653,6 +676,8 @@ class PeerProtocolTest {
         final AtomicReference<PeerStatus> heard = new AtomicReference<>();
         final AtomicReference<String> heardFrom = new AtomicReference<>();
         final AtomicReference<String> repairedBy = new AtomicReference<>();
+        volatile Duration transferPace = Duration.ZERO;
+        final AtomicLong pacedBytes = new AtomicLong();
 
         void put(byte[] key, Record record) {
             records.put(key, record);
@@ -794,6 +819,12 @@ class PeerProtocolTest {
                 }
             }
             return digests;
+        }
+
+        @Override
+        public Duration paceTransfer(long bytes) {
+            pacedBytes.addAndGet(bytes);
+            return transferPace;
         }
 
         @Override

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.overload.Throttle;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.support.TestStores;
@@ -26,7 +27,8 @@ class ReplicaServiceTrustTest {
         try (RocksStore store = TestStores.open(dir)) {
             RepairLedger ledger = new RepairLedger(store);
             var membership = ClusterMembership.fixed("http://a:1", List.of("http://a:1", "http://b:1"), 8);
-            var service = new ReplicaService("http://a:1", store, new HybridClock(() -> NOW, 500), membership, ledger);
+            var service = new ReplicaService("http://a:1", store, new HybridClock(() -> NOW, 500), membership, ledger,
+                    Throttle.of(1024));
 
             assertThat(service.repaired("http://b:1", NOW + 60_000)).isFalse();
             assertThat(service.repaired("http://b:1", Long.MAX_VALUE)).isFalse();

@@ -1,5 +1,6 @@
 package io.ringkv.peer.server;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -61,4 +62,12 @@ public interface PeerService {
 
     /** The keys with a token in {@code [low, high]}, in token order, with their versions only. Blocking. */
     RecordCursor openTokenRange(long low, long high);
+
+    /**
+     * How long to hold these bytes of records a peer's transfer (a repair, a join's pull) asked
+     * for before sending them: the pace of this node's own background transfers, which its
+     * clients' latency sets. The sender paces, as Cassandra's outbound stream throughput does:
+     * the peer that pulls has no clients of its own to go by while it rebuilds.
+     */
+    Duration paceTransfer(long bytes);
 }

@@ -2,6 +2,7 @@ package io.ringkv.peer.server;
 
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -300,6 +301,19 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** An answer sent once its delay has passed, on the event loop's timer; its held bytes stay held meanwhile. */
+    private record PacedAnswer(Answer answer, Duration delay) implements Answer {
+        @Override
+        public ByteBuf apply(ByteBufAllocator allocator) {
+            return answer.apply(allocator);
+        }
+
+        @Override
+        public long heldBytes() {
+            return answer.heldBytes();
+        }
+    }
+
     /** An answer that holds bytes of the peers' bound until its frame is written (or fails to be). */
     private record HeldAnswer(long heldBytes, Answer frame) implements Answer {
         @Override
@@ -368,11 +382,15 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         return heldWithin(id, record.isPresent() ? size(record) : 0, () -> found(id, record));
     }
 
-    /** On a storage thread: a batch of the keys' records, its bytes held like a read's. */
+    /**
+     * On a storage thread: a batch of the keys' records, its bytes held like a read's, and sent
+     * at the pace of this node's background transfers (only repair and data movement ask for batches).
+     */
     private Answer readAll(int id, List<byte[]> keys) {
         RecordBatch batch = RecordBatch.read(keys, service::read);
         long held = batch.valueBytes();
-        return heldWithin(id, held, () -> new HeldAnswer(held, allocator -> Wire.records(allocator, id, batch)));
+        return heldWithin(id, held, () -> new PacedAnswer(new HeldAnswer(held, allocator -> Wire.records(allocator, id, batch)),
+                service.paceTransfer(RecordBatch.entrySizes(batch.found()))));
     }
 
     /** Waits up to the read wait for room for the bytes, then answers; refused as overloaded past the wait. */
@@ -443,9 +461,11 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         return allocator -> Wire.error(allocator, id, code, message);
     }
 
-    /** From any thread: encodes and writes the answer on the event loop. */
+    /** From any thread: encodes and writes the answer on the event loop (a paced one once its delay has passed). */
     void send(Answer answer) {
-        if (channel.eventLoop().inEventLoop()) {
+        if (answer instanceof PacedAnswer paced && paced.delay().isPositive()) {
+            channel.eventLoop().schedule(() -> write(answer), paced.delay().toNanos(), TimeUnit.NANOSECONDS);
+        } else if (channel.eventLoop().inEventLoop()) {
             write(answer);
         } else {
             channel.eventLoop().execute(() -> write(answer));
