@@ -182,6 +182,22 @@ class AdmissionControlTest {
         }
     }
 
+    /** A node whose every replica answer takes {@code delay}. */
+    private static Map<String, Object> slow(String delay) {
+        return Map.of("ringkv.testing.replica-delay", delay, "ringkv.startup.warm-up-requests", "0");
+    }
+
+    /**
+     * The fast node first, then the slow one, neither warming up: the slow node then joins a
+     * cluster whose member answers at once. Started together, the one found NORMAL first might be
+     * the slow one, and the other's join waited 3 s on each of its answers, as every warm-up
+     * write to it did: 30 s a test instead of 11.
+     */
+    private static void startFastThenSlow(TestNode fast, TestNode slowPeer) {
+        fast.start();
+        slowPeer.start();
+    }
+
     /** Node 0, holding at most 100 KiB of values in flight, and node 1, whose replica answers take 3 s. */
     private record BoundedNodeAndSlowPeer(TestNode node, TestNode slowPeer) implements AutoCloseable {
         @Override
@@ -202,11 +218,11 @@ class AdmissionControlTest {
                 "ringkv.replication.timeout", "10s",
                 // The peer is slow on purpose: its breaker must not open and answer 504 for it.
                 "ringkv.health.breaker.slow-call-threshold", "20s"));
+        settings.put("ringkv.startup.warm-up-requests", "0");
         settings.putAll(moreNodeSettings);
         TestNode node = TestNode.create(ports.get(0), dataRoot.resolve("node0"), ports, settings);
-        TestNode slowPeer = TestNode.create(ports.get(1), dataRoot.resolve("node1"), ports,
-                Map.of("ringkv.testing.replica-delay", "3s"));
-        List.of(node, slowPeer).parallelStream().forEach(TestNode::start);
+        TestNode slowPeer = TestNode.create(ports.get(1), dataRoot.resolve("node1"), ports, slow("3s"));
+        startFastThenSlow(node, slowPeer);
         return new BoundedNodeAndSlowPeer(node, slowPeer);
     }
 
@@ -221,11 +237,11 @@ class AdmissionControlTest {
     void clientOverloadRefusesClientsButNotReplicaCallsOrHealthChecks() throws Exception {
         List<Integer> ports = TestNode.freePorts(2);
         TestNode busy = TestNode.create(ports.get(0), dataRoot.resolve("node0"), ports,
-                Map.of("ringkv.overload.max-client-requests", "1", "ringkv.replication.timeout", "30s"));
-        TestNode slowPeer = TestNode.create(ports.get(1), dataRoot.resolve("node1"), ports,
-                Map.of("ringkv.testing.replica-delay", "8s"));
+                Map.of("ringkv.overload.max-client-requests", "1", "ringkv.replication.timeout", "30s",
+                        "ringkv.startup.warm-up-requests", "0"));
+        TestNode slowPeer = TestNode.create(ports.get(1), dataRoot.resolve("node1"), ports, slow("8s"));
         try (busy; slowPeer) {
-            List.of(busy, slowPeer).parallelStream().forEach(TestNode::start);
+            startFastThenSlow(busy, slowPeer);
             try (Socket holder = new Socket("127.0.0.1", busy.port())) {
                 OutputStream out = holder.getOutputStream();
                 out.write(("PUT /v0/entity?id=held&replicas=2/2 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nvalue")
