@@ -34,6 +34,7 @@ LOG_NAME=rebuild
 . loadtest/lib/jar.sh     # find_jar, random_secret
 . loadtest/lib/bulk.sh    # begin_run, start_ringkv_nodes, start_ringkv_node, load, tally, merged_percentiles
 . loadtest/lib/ycsb.sh    # ycsb_start, ycsb_interrupt, ycsb_collect
+. loadtest/lib/cpu.sh     # cpu_ticks
 
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -82,7 +83,7 @@ rebuild_third() { # log [think_ms]
   pids=("${pids[0]}" "${pids[1]}")
   [ -z "$think" ] || THINK_MS=$think ycsb_start during ringkv "$REPLICAS" b "$REBUILD_LIMIT" "${served[@]}"
   started=$(date +%s%N)
-  cpu_before=$(nodes_cpu_ticks)
+  cpu_before=$(cpu_ticks "${pids[@]}")
   start_ringkv_node cluster "${ports[2]}" "$log_file"
   until curl -fs -o /dev/null --max-time 2 "${urls[2]}/v0/status"; do
     if ! kill -0 "${pids[2]}" 2>/dev/null || (($(date +%s%N) - started >= REBUILD_LIMIT * 1000000000)); then
@@ -93,20 +94,11 @@ rebuild_third() { # log [think_ms]
     sleep 0.5
   done
   ready_s=$(awk -v ns=$(($(date +%s%N) - started)) 'BEGIN { printf "%.1f", ns / 1e9 }')
-  cpu_s=$(awk -v t=$(($(nodes_cpu_ticks) - cpu_before)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.0f", t / hz }')
+  cpu_s=$(awk -v t=$(($(cpu_ticks "${pids[@]}") - cpu_before)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.0f", t / hz }')
   # "joined: pulled 1000000 keys (1011000000 bytes) in 41234 ms" (DataMovement)
   read -r pulled_keys pulled_bytes pulled_ms < <(sed -nE 's/.*joined: pulled ([0-9]+) keys \(([0-9]+) bytes\) in ([0-9]+) ms.*/\1 \2 \3/p' "$log_file" | tail -n 1)
   [ -n "${pulled_ms:-}" ] || die "the rebuilt node did not log what it pulled: see ${log_file#"$repo"/}"
   mb_s=$(awk -v b="$pulled_bytes" -v ms="$pulled_ms" 'BEGIN { printf "%.1f", b / 1e6 / (ms > 0 ? ms : 1) * 1000 }')
-}
-
-# CPU ticks (user and system) the three nodes' processes have used so far.
-nodes_cpu_ticks() {
-  local pid total=0
-  for pid in "${pids[@]}"; do
-    total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
-  done
-  echo "$total"
 }
 
 step "the third node wiped and rebuilt with no load: the machine's own rate"

@@ -1,4 +1,4 @@
-# Sourced by loadtest/ab.sh and loadtest/ycsb.sh: CPU time, in clock ticks (getconf CLK_TCK a
+# Sourced by loadtest/ab.sh, loadtest/ycsb.sh and loadtest/rebuild.sh: CPU time, in clock ticks (getconf CLK_TCK a
 # second), read from /proc before and after a measured run.
 # shellcheck shell=bash
 
