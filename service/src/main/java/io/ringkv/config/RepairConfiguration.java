@@ -130,6 +130,8 @@ public class RepairConfiguration {
         // Both ways a peer's horizon arrives: its answers to this node's PINGs, and its PINGs.
         replicaDirectory.onStatus(check::observe);
         replicaService.onPeerStatus(check::observe);
+        // And the same decision from this side, before a peer's state is heard.
+        replicaDirectory.vetStates(check::stateToHear);
         return check;
     }
 

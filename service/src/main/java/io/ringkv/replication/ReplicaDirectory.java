@@ -17,6 +17,7 @@ import io.ringkv.peer.client.PeerConnector;
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;
+import io.ringkv.ring.MemberState;
 import io.ringkv.ring.RingNotKnownException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -40,6 +41,13 @@ public final class ReplicaDirectory implements AutoCloseable {
     private final List<BiConsumer<String, PeerStatus>> statusListeners = new CopyOnWriteArrayList<>();
     /** When each member last told its state in a ping of its own (System.nanoTime). */
     private final Map<String, Long> toldInPingAt = new ConcurrentHashMap<>();
+    private volatile StateVetting vetting = (member, status, told) -> told;
+
+    /** Decides the state this node hears from a member's status: as told, or one it knows better. */
+    @FunctionalInterface
+    public interface StateVetting {
+        MemberState stateToHear(String member, PeerStatus status, MemberState told);
+    }
 
     /** @param windows a new window for each peer: what this node may have in flight there */
     public ReplicaDirectory(ClusterMembership membership, LocalReplica local, PeerConnector connector, PeerMonitors monitors,
@@ -74,6 +82,11 @@ public final class ReplicaDirectory implements AutoCloseable {
                 .filter(member -> !member.equals(membership.self()))
                 .map(member -> (RemoteReplica) replica(member))
                 .toList();
+    }
+
+    /** Every state a member tells passes through {@code vetting} before it is heard. */
+    public void vetStates(StateVetting vetting) {
+        this.vetting = vetting;
     }
 
     /** Hears what each member tells about itself when it is probed. */
@@ -163,7 +176,7 @@ public final class ReplicaDirectory implements AutoCloseable {
     }
 
     private void heard(String member, PeerStatus status) {
-        RemoteReplica.stateOf(status).ifPresent(reported -> membership.setState(member, reported));
+        RemoteReplica.stateOf(status).ifPresent(reported -> membership.setState(member, vetting.stateToHear(member, status, reported)));
     }
 
     /** Where keys live now: one snapshot of the rings, for one request; refused while the ring is not known. */

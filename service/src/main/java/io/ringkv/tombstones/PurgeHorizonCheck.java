@@ -29,7 +29,10 @@ import io.ringkv.ring.MemberState;
  * join counts as a repair with each owner it pulled from.)
  *
  * <p>The check runs on every PING either way, before the answer is made and before discovery puts
- * a member (back) on a ring, so a stale store is caught before anything reads from it. Such a
+ * a member (back) on a ring, so a stale store is caught before anything reads from it. The peers
+ * make the same decision from their side ({@link #stateToHear}): the inputs are the same, and a
+ * node back on its old volume answers a PING from a peer not yet on its own ring (whose horizon it
+ * does not hear) with the state it started in. Such a
  * store must not serve again as it is: the node says JOINING at once (peers ask it for no reads,
  * and the PING answer already says so), marks its store as left (cleared at its next start, then
  * it joins like a new node, as a returning volume does) and reports itself broken, so that
@@ -50,6 +53,8 @@ public final class PurgeHorizonCheck {
     private volatile boolean fellBehind;
     /** Peers found to have purged without this node while it purged without them: reported once each. */
     private final Set<String> mutual = ConcurrentHashMap.newKeySet();
+    /** Peers found behind this store's purges: reported once each. */
+    private final Set<String> stalePeers = ConcurrentHashMap.newKeySet();
 
     /**
      * @param enabled      with DNS discovery (members come and go)
@@ -77,38 +82,87 @@ public final class PurgeHorizonCheck {
         return fellBehind;
     }
 
+    /** Which of two stores that both hold data may have lost deletes the other purged. */
+    enum Behind {
+        NEITHER, THIS_STORE, PEER_STORE,
+        /** Each purged without the other (a split longer than the grace period): left to an operator. */
+        EACH;
+
+        static Behind of(long ownPurgedBefore, long peerPurgedBefore, long lastRepairStartedMillis) {
+            boolean thisStore = missedPurges(peerPurgedBefore, lastRepairStartedMillis);
+            boolean peerStore = missedPurges(ownPurgedBefore, lastRepairStartedMillis);
+            return thisStore ? (peerStore ? EACH : THIS_STORE) : (peerStore ? PEER_STORE : NEITHER);
+        }
+    }
+
     /**
      * What a peer told about itself, in its PING or its answer to this node's; if this store is
      * behind its purges (and the peer is not behind this store's), stops it from serving again.
      * Cheap: called for every PING.
      */
     public void observe(String peer, PeerStatus status) {
+        if (fellBehind) {
+            return;
+        }
+        switch (compare(peer, status)) {
+            case THIS_STORE -> fallBehind(peer, status.purgedBefore(), since(peer, status));
+            case EACH -> {
+                // Either store may bring back the other's deletes, and clearing both would lose data.
+                if (mutual.add(peer)) {
+                    log.error("this node and {} each purged tombstones without the other (horizons {} here, {} there; last repair"
+                            + " between them: {}): either may hand the other values it deleted; nothing is cleared automatically."
+                            + " Clear the store of the side whose writes matter less (delete its volume) and restart it",
+                            peer, ledger.purgedBefore(), status.purgedBefore(), since(peer, status));
+                }
+            }
+            case NEITHER, PEER_STORE -> {
+                // The peer's own check stops a store behind this one's purges (and stateToHear meanwhile).
+            }
+        }
+    }
+
+    /**
+     * The state to hear from a peer that told {@code told}: as told, unless it says it holds data
+     * while its store is behind this node's purges. It finds that out itself from this node's
+     * horizon, with the same inputs, and stops serving; until then (it has not heard this node's
+     * horizon yet: a PING from a node not on its ring is answered but not looked at) this node
+     * must neither read from it nor repair with it, so it is heard as JOINING.
+     */
+    public MemberState stateToHear(String peer, PeerStatus status, MemberState told) {
+        if (!told.holdsData() || compare(peer, status) != Behind.PEER_STORE) {
+            return told;
+        }
+        if (stalePeers.add(peer)) {
+            log.warn("{} says it is {}, but its store is behind this node's purges (horizon {} here; last repair between them: {}):"
+                    + " it may hold values whose deletes were purged, so it is taken as JOINING until it restarts empty",
+                    peer, told, ledger.purgedBefore(), since(peer, status));
+        }
+        return MemberState.JOINING;
+    }
+
+    /** Which store is behind the other's purges, when both hold data; NEITHER when that cannot be told. */
+    private Behind compare(String peer, PeerStatus status) {
         boolean peerHoldsData = RemoteReplica.stateOf(status).map(MemberState::holdsData).orElse(false);
-        if (!enabled || !peerHoldsData || status.lastRepairWithReceiver() < 0 || fellBehind
+        if (!enabled || !peerHoldsData || status.lastRepairWithReceiver() < 0
                 || !membership.state(membership.self()).holdsData()) {
             // A joining node (either side) holds only what the owners held as it pulled, purges
             // included; an older peer does not say what its horizon is measured against.
-            return;
+            return Behind.NEITHER;
         }
-        // The later of the two sides' records of their last repair: a repair whose end one side
-        // did not hear of still exchanged everything both held when it started.
-        long lastRepair = Math.max(ledger.lastRepairMillis(peer), status.lastRepairWithReceiver());
-        if (!missedPurges(status.purgedBefore(), lastRepair)) {
-            return;
-        }
-        String since = lastRepair == 0 ? "never" : lastRepair + " ms, timestamp " + HybridClock.timestampAt(lastRepair);
-        if (missedPurges(ledger.purgedBefore(), lastRepair)) {
-            // Each side purged without the other (a split longer than the grace period): either store
-            // may bring back the other's deletes, and clearing both would lose data. Left to an operator.
-            if (mutual.add(peer)) {
-                log.error("this node and {} each purged tombstones without the other (horizons {} here, {} there; last repair"
-                        + " between them: {}): either may hand the other values it deleted; nothing is cleared automatically."
-                        + " Clear the store of the side whose writes matter less (delete its volume) and restart it",
-                        peer, ledger.purgedBefore(), status.purgedBefore(), since);
-            }
-            return;
-        }
-        fallBehind(peer, status.purgedBefore(), since);
+        return Behind.of(ledger.purgedBefore(), status.purgedBefore(), lastRepair(peer, status));
+    }
+
+    /**
+     * The later of the two sides' records of their last repair: a repair whose end one side did
+     * not hear of still exchanged everything both held when it started.
+     */
+    private long lastRepair(String peer, PeerStatus status) {
+        return Math.max(ledger.lastRepairMillis(peer), status.lastRepairWithReceiver());
+    }
+
+    private String since(String peer, PeerStatus status) {
+        long lastRepair = lastRepair(peer, status);
+        return lastRepair == 0 ? "never" : lastRepair + " ms, timestamp " + HybridClock.timestampAt(lastRepair);
     }
 
     /**

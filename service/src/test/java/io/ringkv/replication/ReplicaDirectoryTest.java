@@ -78,6 +78,20 @@ class ReplicaDirectoryTest {
         }
     }
 
+    /** What a member tells passes through the vetting (PurgeHorizonCheck: a store behind this node's purges is not read from). */
+    @Test
+    void aStateTheVettingKnowsBetterIsHeardInstead() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, List.of(SELF, NODE_1, NODE_2), 16);
+        try (ReplicaDirectory directory = new ReplicaDirectory(membership, null, null, null, null, null)) {
+            directory.vetStates((member, status, told) -> member.equals(NODE_2) ? MemberState.JOINING : told);
+            directory.answered(NODE_2, status(MemberState.NORMAL), System.nanoTime());
+            directory.answered(NODE_1, status(MemberState.NORMAL), System.nanoTime());
+            assertThat(directory.placement().current().members()).containsExactlyInAnyOrder(SELF, NODE_1);
+            directory.toldInPing(NODE_2, status(MemberState.NORMAL));
+            assertThat(membership.state(NODE_2)).isEqualTo(MemberState.JOINING);
+        }
+    }
+
     private static PeerStatus status(MemberState state) {
         return new PeerStatus(state.ordinal(), 0, 0);
     }

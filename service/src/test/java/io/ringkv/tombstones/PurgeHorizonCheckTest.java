@@ -181,6 +181,93 @@ class PurgeHorizonCheckTest {
         assertThat(membership.state(SELF)).isEqualTo(MemberState.NORMAL);
     }
 
+    /**
+     * Seen on CI: a node back on its old volume after its peers forgot it answered a peer's PING
+     * NORMAL, since that peer was not on its ring yet and its horizon was not looked at; the peer
+     * repaired with it and pulled the deleted values back. The peer decides from its side too.
+     */
+    @Test
+    void aPeerBehindThisStoresPurgesIsHeardAsJoiningWhateverItTells() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        RepairLedger ledger = memberLedger();
+        ledger.purgedBefore(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 1);
+        PurgeHorizonCheck check = check(membership, ledger, true);
+
+        // c never repaired with this node, and this node purged: c may hold values whose deletes it missed.
+        PeerStatus fromC = new PeerStatus(MemberState.NORMAL.ordinal(), 0, 0);
+        assertThat(check.stateToHear("http://c", fromC, MemberState.NORMAL)).isEqualTo(MemberState.JOINING);
+        assertThat(check.stateToHear("http://c", fromC, MemberState.LEAVING)).isEqualTo(MemberState.JOINING);
+        assertThat(check.stateToHear("http://c", fromC, MemberState.JOINING)).isEqualTo(MemberState.JOINING);
+        // c repaired with this node after its horizon (its record, which this node did not hear of, counts).
+        long afterHorizon = LAST_REPAIR_WITH_B + 1;
+        assertThat(check.stateToHear("http://c", new PeerStatus(MemberState.NORMAL.ordinal(), 0, afterHorizon), MemberState.NORMAL))
+                .isEqualTo(MemberState.NORMAL);
+        assertThat(check.fellBehind()).as("this store is not the one behind").isFalse();
+    }
+
+    @Test
+    void aPeerBehindThisStoreWhileThisStoreIsBehindItIsLeftToAnOperator() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        RepairLedger ledger = memberLedger();
+        ledger.purgedBefore(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 5);
+        PurgeHorizonCheck check = check(membership, ledger, true);
+        PeerStatus purgedToo = holding(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 1);
+        assertThat(check.stateToHear("http://b", purgedToo, MemberState.NORMAL)).isEqualTo(MemberState.NORMAL);
+    }
+
+    @Test
+    void aStaticPeerListOrAJoiningNodeHearsStatesAsTold() {
+        RepairLedger ledger = memberLedger();
+        ledger.purgedBefore(Long.MAX_VALUE);
+        PurgeHorizonCheck staticList = check(ClusterMembership.fixed(SELF, MEMBERS, 16), ledger, false);
+        assertThat(staticList.stateToHear("http://c", holding(0), MemberState.NORMAL)).isEqualTo(MemberState.NORMAL);
+
+        ClusterMembership joining = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        joining.setState(SELF, MemberState.JOINING);
+        PurgeHorizonCheck check = check(joining, ledger, true);
+        assertThat(check.stateToHear("http://c", holding(0), MemberState.NORMAL)).isEqualTo(MemberState.NORMAL);
+        assertThat(check.stateToHear("http://c", new PeerStatus(MemberState.NORMAL.ordinal(), 0, -1), MemberState.NORMAL))
+                .as("an older peer").isEqualTo(MemberState.NORMAL);
+    }
+
+    /**
+     * Both sides decide from the same inputs: a peer that this node hears as JOINING is one that
+     * stops serving once it hears this node's horizon, and one it hears as told does not.
+     */
+    @Test
+    void thisNodesDecisionAboutAPeerIsThePeersOwnAboutItself() {
+        long[] peerRepairs = {0, LAST_REPAIR_WITH_B - 1, LAST_REPAIR_WITH_B, LAST_REPAIR_WITH_B + 1};
+        long[] horizons = {0, HybridClock.timestampAt(LAST_REPAIR_WITH_B) - 1, HybridClock.timestampAt(LAST_REPAIR_WITH_B),
+                HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 1};
+        RepairLedger ours = memberLedger();
+        int peers = 0;
+        for (long horizon : horizons) {
+            ours.purgedBefore(horizon);
+            PurgeHorizonCheck here = check(ClusterMembership.fixed(SELF, MEMBERS, 16), ours, true);
+            for (long peerRepair : peerRepairs) {
+                // The peer c: a member's store whose only record is its last repair with this node (0: none).
+                try (RocksStore peerStore = TestStores.open(dir.resolve("peer-" + peers++))) {
+                    RepairLedger theirs = new RepairLedger(peerStore);
+                    theirs.markJoined();
+                    if (peerRepair > 0) {
+                        theirs.repaired(SELF, peerRepair);
+                    }
+                    PurgeHorizonCheck there = new PurgeHorizonCheck(ClusterMembership.fixed("http://c", MEMBERS, 16), theirs, true,
+                            () -> {
+                            });
+
+                    MemberState heardHere = here.stateToHear("http://c", theirs.statusFor(SELF, MemberState.NORMAL),
+                            MemberState.NORMAL);
+                    there.observe(SELF, ours.statusFor("http://c", MemberState.NORMAL));
+
+                    assertThat(heardHere == MemberState.JOINING).as("horizon %d, the peer's last repair %d", horizon, peerRepair)
+                            .isEqualTo(there.fellBehind());
+                }
+            }
+        }
+        assertThat(peers).isEqualTo(16);
+    }
+
     /** What a peer that holds data (NORMAL) and has forgotten its repairs with this node (or never had one) tells. */
     private static PeerStatus holding(long purgedBefore) {
         return new PeerStatus(MemberState.NORMAL.ordinal(), purgedBefore, 0);
