@@ -23,7 +23,7 @@ final class ClusterHandler {
 
     /**
      * @param state     whether this node can reach it (health)
-     * @param dataState where it stands in moving data: JOINING, NORMAL or LEAVING
+     * @param dataState where it stands in moving data: JOINING, NORMAL, LEAVING or LEFT
      */
     public record Member(String name, String address, PeerState state, MemberState dataState) {
     }

@@ -53,8 +53,10 @@ import reactor.util.retry.Retry;
  * back (its StatefulSet was scaled below it), it marks its store as left (a volume that returns
  * later is cleared, see {@link RepairLedger}), says LEAVING, waits until its peers have seen that
  * (so that writes also reach the next owners), and pushes to each next owner everything it holds
- * for them, newer records only, within {@code leaveTimeout}. A crash, or a leave cut short, is
- * covered by the other replicas and by repair.
+ * for them, newer records only, within {@code leaveTimeout}. Once every push is done it says LEFT,
+ * which it tells its peers at once: from then on they neither read from it nor count its acks,
+ * and its exit fails no request. A crash, or a leave cut short, is covered by the other replicas
+ * and by repair.
  */
 public final class DataMovement implements SmartLifecycle {
 
@@ -281,6 +283,8 @@ public final class DataMovement implements SmartLifecycle {
         }
         membership.setState(membership.self(), MemberState.LEAVING);
         log.info("this node is scaled away: handing its data to the next owners, for at most {}", settings.leaveTimeout());
+        // Each peer that answers sends writes to the next owners from now on; the settle covers one that does not.
+        tellPeers();
         AtomicLong keys = new AtomicLong();
         AtomicLong bytes = new AtomicLong();
         Mono<Long> handOver = Mono.delay(settings.settle())
@@ -302,9 +306,25 @@ public final class DataMovement implements SmartLifecycle {
             long failed = handOver.block(settings.leaveTimeout());
             log.info("left: pushed {} keys ({} bytes) to the next owners in {} ms{}", keys.get(), bytes.get(),
                     clock.getAsLong() - begun, failed == 0 ? "" : "; " + failed + " of them could not be reached: repair covers them");
+            if (failed == 0) {
+                // The next owners hold what it held: its peers stop counting on it before it stops
+                // answering, not a discovery round after (two pods leaving at once own some keys together).
+                membership.setState(membership.self(), MemberState.LEFT);
+                tellPeers();
+            }
         } catch (RuntimeException e) {
             log.warn("left before the hand-over finished ({}): pushed {} keys ({} bytes) in {} ms; the other replicas"
                     + " and repair cover the rest", e.getMessage(), keys.get(), bytes.get(), clock.getAsLong() - begun);
+        }
+    }
+
+    /** Tells every peer this node's state now, within the settle time: one that does not answer sees it at its next probe. */
+    private void tellPeers() {
+        try {
+            replicas.tellPeers().block(settings.settle());
+        } catch (RuntimeException e) {
+            log.info("not every peer heard this node is {} within {}: they see it at their next probe",
+                    membership.state(membership.self()), settings.settle());
         }
     }
 

@@ -203,7 +203,7 @@ public final class ClusterMembership {
         HashRing future = willHold.isEmpty() || willHold.size() == ring.size() ? ring : new HashRing(willHold, vnodes);
         Map<String, HashRing> joining = new TreeMap<>();
         for (String member : ring.members()) {
-            if (!current.members().contains(member)) {
+            if (state(member) == MemberState.JOINING && !current.members().contains(member)) {
                 List<String> withIt = new ArrayList<>(current.members());
                 withIt.add(member);
                 joining.put(member, withIt.size() == ring.size() ? ring : new HashRing(withIt, vnodes));
@@ -216,7 +216,7 @@ public final class ClusterMembership {
         listeners.add(listener);
     }
 
-    /** Hears each member that leaves the ring, with the state it last told (LEAVING: it handed its data over). */
+    /** Hears each member that leaves the ring, with the state it last told (LEAVING or LEFT: it handed its data over). */
     public void onDeparture(BiConsumer<String, MemberState> listener) {
         departureListeners.add(listener);
     }

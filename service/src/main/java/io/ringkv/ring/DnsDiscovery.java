@@ -115,7 +115,7 @@ public final class DnsDiscovery implements SmartLifecycle {
                 })
                 .doOnNext(round -> {
                     Set<String> departed = membership.ring().members().stream()
-                            .filter(member -> membership.state(member) == MemberState.LEAVING)
+                            .filter(member -> membership.state(member).departing())
                             .collect(Collectors.toSet());
                     tracker.observe(round.seen().answered(), round.seen().listed(), departed, round.intended())
                             .ifPresent(membership::update);

@@ -12,7 +12,6 @@ import io.ringkv.antientropy.RepairLedger;
 import io.ringkv.replication.HybridClock;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;
-import io.ringkv.ring.MemberState;
 
 /**
  * Up to where this node may purge tombstones: a tombstone goes only once every member that may
@@ -40,7 +39,7 @@ public final class PurgeHorizon {
         this.ledger = ledger;
         this.clock = clock;
         membership.onDeparture((member, lastState) -> {
-            if (lastState == MemberState.LEAVING) {
+            if (lastState.departing()) {
                 // It pushed what it held to the next owners before it went.
                 forget(member);
             } else {

@@ -122,7 +122,7 @@ final class NodeClient {
         }
     }
 
-    /** @param dataState JOINING, NORMAL or LEAVING */
+    /** @param dataState JOINING, NORMAL, LEAVING or LEFT */
     record Member(String name, String address, String state, String dataState) {
     }
 

@@ -2,8 +2,10 @@ package io.ringkv.ring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
 
@@ -43,6 +45,32 @@ class ClusterMembershipTest {
         var view = membership.view();
         assertThat(view.current().members()).containsExactlyInAnyOrder("a", "b", "c");
         assertThat(view.future().members()).containsExactly("a", "c");
+    }
+
+    /**
+     * Two of five members scaled away at once (the chart's Parallel pod policy) own some keys
+     * together with one other member. Once both handed their data over and said LEFT, reads and
+     * the acks of a write come from the three that stay: none waits for the two as they exit.
+     */
+    @Test
+    void membersThatLeftAreAskedForNothing() {
+        var five = ClusterMembership.fixed("a", List.of("a", "b", "c", "d", "e"), 16);
+        five.setState("d", MemberState.LEAVING);
+        five.setState("e", MemberState.LEAVING);
+        byte[] sharedByTheTwo = IntStream.range(0, 10_000).mapToObj(i -> ("key-" + i).getBytes(StandardCharsets.UTF_8))
+                .filter(key -> five.view().current().replicasFor(key, 3).containsAll(List.of("d", "e")))
+                .findFirst().orElseThrow();
+
+        five.setState("d", MemberState.LEFT);
+        five.setState("e", MemberState.LEFT);
+
+        var view = five.view();
+        assertThat(view.current().members()).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(view.future().members()).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(view.joining()).as("not taken for joiners").isEmpty();
+        assertThat(view.current().replicasFor(sharedByTheTwo, 3)).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(five.othersHoldData()).isTrue();
+        assertThat(MemberState.LEFT.departing()).isTrue();
     }
 
     @Test
