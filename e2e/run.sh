@@ -64,7 +64,7 @@ step "5/12 PUT, GET and a range through the client Service"
 client_api_round_trip
 step "6/12 a deleted pod: 2/3 keeps working, it comes back under its name with its data"
 deleted_pod_comes_back
-step "7/12 scale 3 -> 5 -> 3 under 2/3 writes, by helm upgrade, then by kubectl scale: nothing acknowledged is lost"
+step "7/12 scale 3 -> 5 -> 3 under 2/3 writes, by helm upgrade, then by kubectl scale: not one write fails, nothing acknowledged is lost"
 scale_up_and_down_twice
 step "8/12 a pod of 5 kept Pending for ${PENDING_SECONDS}s under 2/3 writes: the ring unchanged, its hints replayed, nothing acknowledged lost"
 pod_pending_on_five

@@ -53,6 +53,8 @@ def parser():
     load_mode.add_argument("--quarantine", type=float, default=10,
                       help="seconds a key is left alone after a write without an HTTP answer (default 10)")
     load_mode.add_argument("--min-acked", type=int, default=1, help="fail unless this many writes were acknowledged")
+    load_mode.add_argument("--max-unacked", type=int, default=-1,
+                           help="fail if more writes than this went unacknowledged (5xx, timeouts; default -1: no limit)")
     load_mode.add_argument("--bucket", type=int, default=10, help="seconds per line of the timeline (default 10)")
 
     check_mode = modes.add_parser("check", help="read every recorded key back at a quorum and classify it")

@@ -123,3 +123,6 @@ def run_load(args):
         sys.exit("load: %d writes were rejected with a 4xx: the checker and the API disagree" % c["rejected"])
     if c["acked"] < args.min_acked:
         sys.exit("load: only %d writes were acknowledged, expected at least %d" % (c["acked"], args.min_acked))
+    if 0 <= args.max_unacked < c["unacked"]:
+        sys.exit("load: %d writes went unacknowledged (%s), at most %d allowed"
+                 % (c["unacked"], failures, args.max_unacked))

@@ -25,11 +25,13 @@ RECORD=""     # the newest record of the load: every key's last acknowledged wri
 LOAD_PID=""
 LOAD_NAME=""
 W0="" W1=""  # the base URLs the writers go through: the step sets them before start_load
-start_load() { # name: writes in the background, continuing $RECORD if there is one
+start_load() { # name [max-unacked]: writes in the background, continuing $RECORD if there is one;
+  # with max-unacked, stop_load fails if more writes than that went unacknowledged (5xx, timeouts)
   LOAD_NAME=$1
   rm -f "$WORK/stop"
   python3 e2e/checker load --url "$W0" --url "$W1" --record "$WORK/$LOAD_NAME.json" ${RECORD:+--resume "$RECORD"} \
     --threads 4 --keys 1000 --prefix scale- --replicas 2/3 --stop-file "$WORK/stop" --duration 400 --min-acked 200 \
+    --max-unacked "${2:--1}" \
     >"$WORK/$LOAD_NAME.log" 2>&1 &
   LOAD_PID=$!
   BG_PIDS+=("$LOAD_PID")

@@ -2,8 +2,9 @@
 # Sourced by e2e/run.sh: step 7, scaling under a write load, checked Jepsen style (e2e/checker).
 #
 #   scale_up_and_down_twice   3 -> 5 -> 3 by helm upgrade, then again by kubectl scale, writing
-#                             at 2/3 all along: after each move every pod sees the new members
-#                             (all NORMAL after a scale-up), nothing acknowledged is lost (check)
+#                             at 2/3 all along: not one write fails (no 5xx, no timeout), after
+#                             each move every pod sees the new members (all NORMAL after a
+#                             scale-up), nothing acknowledged is lost (check)
 #                             and every key is on min(3, pods) pods (census); the leaving pods'
 #                             data-movement log lines are shown. Creates WORK (steps 7 and 8).
 
@@ -13,7 +14,7 @@ scale_cycle() { # how: helm or kubectl
   forward "pod/$RELEASE-1"; W1=$BASE; forwards+=("$FWD_PID")
 
   t=$SECONDS
-  start_load "$how-up"
+  start_load "$how-up" 0
   scale_to 5 "$how"
   log "$how: 3 -> 5, the 5 pods Ready after $((SECONDS - t))s (writing at 2/3 meanwhile)"
   t=$SECONDS
@@ -25,7 +26,7 @@ scale_cycle() { # how: helm or kubectl
   check_and_census 5
 
   t=$SECONDS
-  start_load "$how-down"
+  start_load "$how-down" 0
   # A deleted pod's log is gone with it (no --previous): follow the leaving ones' logs until they end.
   for i in 3 4; do
     kubectl -n "$NAMESPACE" logs -f "pod/$RELEASE-$i" -c ringkv >"$WORK/$how-leaving-$i.log" 2>&1 &

@@ -74,3 +74,14 @@ class EndToEndTest(unittest.TestCase):
         self.assertTrue(any(e["later"] for e in entries.values()), text)
         # The fake applies all but one in ten of the unacknowledged writes: some keys show one.
         self.assertNotRegex(text, r"stale-but-accepted=0 ")
+
+    def test_a_load_fails_past_its_unacknowledged_limit(self):
+        writer = FakeNode(flaky=True)
+        self.addCleanup(writer.close)
+        record_file = os.path.join(scratch_dir(self), "record.json")
+        limited = ["load", "--url", writer.url, "--record", record_file, "--keys", "20", "--threads", "2",
+                   "--duration", "0.5", "--quarantine", "0.05"]
+        with contextlib.redirect_stdout(io.StringIO()):
+            with self.assertRaisesRegex(SystemExit, r"writes went unacknowledged \(504=\d+"):
+                cli.main(limited + ["--max-unacked", "0"])
+            cli.main(limited + ["--max-unacked", "100000"])

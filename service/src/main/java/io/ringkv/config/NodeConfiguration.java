@@ -300,7 +300,8 @@ public class NodeConfiguration {
 
     /**
      * A peer that connects to this node or pings it is readmitted at once if this node shuns it; with
-     * a static peer list, the state a member tells in its ping is heard as from its answer to this node's.
+     * a static peer list, the state a member tells in its ping is heard as from its answer to this
+     * node's; with DNS discovery, a ping that tells a change makes this node ask the member back.
      */
     @Bean(destroyMethod = "close")
     ReplicaDirectory replicaDirectory(ClusterMembership membership, LocalReplica localReplica, PeerMonitors peerMonitors,
@@ -309,10 +310,13 @@ public class NodeConfiguration {
                 () -> replicaWindow(properties));
         replicaService.onHeardFrom(directory::heardFrom);
         if (!properties.cluster().discovery().enabled()) {
-            // Not with DNS discovery: a node back on an old volume PINGs before it has heard whether
-            // its peers purged deletes it missed (PurgeHorizonCheck), so its PING may say NORMAL
-            // while its answers already say JOINING; only the answers, made after the check, count.
             replicaService.onPeerStatus(directory::toldInPing);
+        } else {
+            // A node back on an old volume PINGs before it has heard whether its peers purged deletes
+            // it missed (PurgeHorizonCheck), so its PING may say NORMAL while its answers already say
+            // JOINING: only the answers, made after the check, count, and a PING that tells a change
+            // is answered by asking back.
+            replicaService.onPeerStatus(directory::askBackIfChanged);
         }
         return directory;
     }
@@ -346,10 +350,9 @@ public class NodeConfiguration {
         return new ApiRoutes.Settings(properties.maxValueBytes(), properties.overload().bodyTimeout());
     }
 
-    /** A call ends within the replication timeout once it has a connection, which may take as long again. */
     @Bean
     InFlightReplicaCalls inFlightReplicaCalls(Coordinator coordinator, RingkvProperties properties) {
-        return new InFlightReplicaCalls(coordinator, properties.replication().timeout().multipliedBy(2).plusSeconds(1));
+        return new InFlightReplicaCalls(coordinator, properties.replication().callBound());
     }
 
     /** What this node may have in flight to one replica, its own store included (ringkv.replication.window-*). */

@@ -182,7 +182,7 @@ public class RepairConfiguration {
             }
         }
         var settings = new DataMovement.Settings(properties.replication().factor(), cluster.departureSettle(),
-                Duration.ofSeconds(10), cluster.join().ownerWait(), departure.timeout());
+                Duration.ofSeconds(10), cluster.join().ownerWait(), departure.timeout(), properties.replication().callBound());
         return new DataMovement(membership, replicaDirectory, rangeSync, repairLedger, scaledAway, settings,
                 System::currentTimeMillis);
     }

@@ -305,6 +305,11 @@ public record RingkvProperties(
     public record Replication(@DefaultValue("3") @Positive int factor, @DefaultValue("1s") @Positive Duration timeout,
             @DefaultValue("2") @Positive int maxConnections, @DefaultValue("20ms") @PositiveOrZero Duration readHedgeDelay,
             @DefaultValue("128") @Positive int windowCalls, @DefaultValue("8MB") @Positive DataSize windowBytes) {
+
+        /** The longest a call to a replica takes: the timeout once it has a connection, which may take as long again. */
+        public Duration callBound() {
+            return timeout.multipliedBy(2).plusSeconds(1);
+        }
     }
 
     /**

@@ -55,7 +55,7 @@ import reactor.util.retry.Retry;
  * (so that writes also reach the next owners), and pushes to each next owner everything it holds
  * for them, newer records only, within {@code leaveTimeout}. Once every push is done it says LEFT,
  * which it tells its peers at once: from then on they neither read from it nor count its acks,
- * and its exit fails no request. A crash, or a leave cut short, is covered by the other replicas
+ * and it answers the calls they placed before for {@code linger}, so its exit fails no request. A crash, or a leave cut short, is covered by the other replicas
  * and by repair.
  */
 public final class DataMovement implements SmartLifecycle {
@@ -71,9 +71,11 @@ public final class DataMovement implements SmartLifecycle {
      * @param ownerWait         how long a join waits for an unreachable owner before it joins
      *                          without it, if the others hold every majority write
      * @param leaveTimeout      how long a leaving node may push before it stops regardless
+     * @param linger            how long a node that said LEFT still answers its peers: the calls
+     *                          they placed on it before they heard it end within this
      */
     public record Settings(int replicationFactor, Duration settle, Duration retry, Duration ownerWait,
-            Duration leaveTimeout) {
+            Duration leaveTimeout, Duration linger) {
     }
 
     private final ClusterMembership membership;
@@ -311,10 +313,14 @@ public final class DataMovement implements SmartLifecycle {
                 // answering, not a discovery round after (two pods leaving at once own some keys together).
                 membership.setState(membership.self(), MemberState.LEFT);
                 tellPeers();
+                // A peer hears LEFT when it asks back; a write it placed here before that still gets its answer.
+                Thread.sleep(settings.linger().toMillis());
             }
         } catch (RuntimeException e) {
             log.warn("left before the hand-over finished ({}): pushed {} keys ({} bytes) in {} ms; the other replicas"
                     + " and repair cover the rest", e.getMessage(), keys.get(), bytes.get(), clock.getAsLong() - begun);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

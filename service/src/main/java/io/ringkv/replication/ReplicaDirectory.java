@@ -2,6 +2,7 @@ package io.ringkv.replication;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
@@ -41,6 +42,8 @@ public final class ReplicaDirectory implements AutoCloseable {
     private final List<BiConsumer<String, PeerStatus>> statusListeners = new CopyOnWriteArrayList<>();
     /** When each member last told its state in a ping of its own (System.nanoTime). */
     private final Map<String, Long> toldInPingAt = new ConcurrentHashMap<>();
+    /** Members asked back for their state after their ping told a change ({@link #askBackIfChanged}). */
+    private final Set<String> askingBack = ConcurrentHashMap.newKeySet();
     private volatile StateVetting vetting = (member, status, told) -> told;
 
     /** Decides the state this node hears from a member's status: as told, or one it knows better. */
@@ -173,6 +176,28 @@ public final class ReplicaDirectory implements AutoCloseable {
             toldInPingAt.put(member, System.nanoTime());
             heard(member, status);
         }
+    }
+
+    /**
+     * What a member told about itself in a ping of its own, where only answers are heard (DNS
+     * discovery: a node back on an old volume pings before its purge-horizon check, so its ping
+     * may say NORMAL where its answers say JOINING). A ping that tells another state than the one
+     * this node holds for the member is a sign that it changed (it joined, or it handed its data
+     * over and says LEFT): this node asks it back at once and hears the answer, instead of waiting
+     * for its next probe. At most one such exchange per member at a time; never blocks.
+     */
+    public void askBackIfChanged(String member, PeerStatus status) {
+        if (remote(member) == null || !differsFromKnown(member, status) || !askingBack.add(member)) {
+            return;
+        }
+        exchangeStates(member).doFinally(signal -> askingBack.remove(member)).subscribe();
+    }
+
+    /** Whether a member's status tells a state, as this node would hear it, other than the one it holds. */
+    boolean differsFromKnown(String member, PeerStatus status) {
+        return RemoteReplica.stateOf(status)
+                .map(told -> vetting.stateToHear(member, status, told) != membership.state(member))
+                .orElse(false);
     }
 
     private void heard(String member, PeerStatus status) {

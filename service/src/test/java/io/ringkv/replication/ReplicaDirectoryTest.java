@@ -92,6 +92,25 @@ class ReplicaDirectoryTest {
         }
     }
 
+    /**
+     * With DNS discovery a member's ping is not heard, but one that tells a change (a member that
+     * handed its data over says LEFT) makes this node ask it back at once: the decision.
+     */
+    @Test
+    void aPingTellingAnotherStateThanTheKnownOneIsAChange() {
+        ClusterMembership membership = ClusterMembership.fixed(SELF, List.of(SELF, NODE_1, NODE_2), 16);
+        try (ReplicaDirectory directory = new ReplicaDirectory(membership, null, null, null, null, null)) {
+            assertThat(directory.differsFromKnown(NODE_2, status(MemberState.NORMAL))).isFalse();
+            assertThat(directory.differsFromKnown(NODE_2, status(MemberState.LEFT))).isTrue();
+            assertThat(directory.differsFromKnown(NODE_2, PeerStatus.UNKNOWN)).as("no state told").isFalse();
+
+            // A store behind this node's purges says NORMAL; this node hears it as JOINING already.
+            directory.vetStates((member, status, told) -> MemberState.JOINING);
+            membership.setState(NODE_2, MemberState.JOINING);
+            assertThat(directory.differsFromKnown(NODE_2, status(MemberState.NORMAL))).as("nothing new, as heard").isFalse();
+        }
+    }
+
     private static PeerStatus status(MemberState state) {
         return new PeerStatus(state.ordinal(), 0, 0);
     }
