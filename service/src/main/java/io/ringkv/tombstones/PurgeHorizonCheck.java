@@ -53,7 +53,7 @@ public final class PurgeHorizonCheck {
     private volatile boolean fellBehind;
     /** Peers found to have purged without this node while it purged without them: reported once each. */
     private final Set<String> mutual = ConcurrentHashMap.newKeySet();
-    /** Peers found behind this store's purges: reported once each. */
+    /** Peers found behind this store's purges: reported once each time. */
     private final Set<String> stalePeers = ConcurrentHashMap.newKeySet();
 
     /**
@@ -130,6 +130,7 @@ public final class PurgeHorizonCheck {
      */
     public MemberState stateToHear(String peer, PeerStatus status, MemberState told) {
         if (!told.holdsData() || compare(peer, status) != Behind.PEER_STORE) {
+            stalePeers.remove(peer); // restarted empty: reported again should it ever fall behind again
             return told;
         }
         if (stalePeers.add(peer)) {
