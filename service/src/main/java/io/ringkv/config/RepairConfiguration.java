@@ -132,6 +132,7 @@ public class RepairConfiguration {
         replicaService.onPeerStatus(check::observe);
         // And the same decision from this side, before a peer's state is heard.
         replicaDirectory.vetStates(check::stateToHear);
+        replicaService.withholdWhile(check::fellBehind);
         return check;
     }
 

@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import io.ringkv.overload.Throttle;
@@ -15,6 +16,7 @@ import io.ringkv.ring.ClusterMembership;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;
+import io.ringkv.storage.StorageException;
 import io.ringkv.storage.TokenIndex;
 
 /**
@@ -33,6 +35,7 @@ public final class ReplicaService implements PeerService {
     private final Throttle transfers;
     private final List<BiConsumer<String, PeerStatus>> statusListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<String>> heardFromListeners = new CopyOnWriteArrayList<>();
+    private volatile BooleanSupplier withheld = () -> false;
 
     public ReplicaService(String name, RocksStore store, HybridClock clock, ClusterMembership membership,
             ReplicaHistory history, Throttle transfers) {
@@ -50,14 +53,33 @@ public final class ReplicaService implements PeerService {
         return name;
     }
 
-    @Override
-    public Optional<Record> read(byte[] key) {
-        return store.get(key);
+    /**
+     * While {@code condition} holds, this store hands nothing out: reads, digests and range
+     * streams fail (a storage error, which the caller counts against this node). For a store
+     * found behind its peers' purges ({@code PurgeHorizonCheck}): its peers take it as JOINING
+     * and ask it for nothing, and should one ask anyway, it must not hand back deleted values.
+     */
+    public void withholdWhile(BooleanSupplier condition) {
+        this.withheld = condition;
+    }
+
+    private void requireNotWithheld() {
+        if (withheld.getAsBoolean()) {
+            throw new StorageException(name + "'s store fell behind its peers' tombstone purges: it hands nothing out"
+                    + " until the node restarts and clears it");
+        }
     }
 
     @Override
+    public Optional<Record> read(byte[] key) {
+        requireNotWithheld();
+        return store.get(key);
+    }
+
+    /** Not in memory while withheld: the read then goes to {@link #read}, which fails. */
+    @Override
     public RocksStore.Lookup readIfCached(byte[] key) {
-        return store.getIfCached(key);
+        return withheld.getAsBoolean() ? new RocksStore.Lookup(false, null) : store.getIfCached(key);
     }
 
     /** Refused (the clock counts it) when the record is stamped further ahead of this clock than it may be. */
@@ -106,16 +128,19 @@ public final class ReplicaService implements PeerService {
 
     @Override
     public long[] digest(long[] intervals) {
+        requireNotWithheld();
         return tokens.digests(intervals);
     }
 
     @Override
     public RecordCursor openTokenRange(long low, long high) {
+        requireNotWithheld();
         return tokens.openTokenRange(low, high);
     }
 
     @Override
     public RecordCursor openRange(byte[] start, byte[] end) {
+        requireNotWithheld();
         return store.openRange(start, end);
     }
 

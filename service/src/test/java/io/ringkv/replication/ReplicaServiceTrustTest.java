@@ -1,9 +1,11 @@
 package io.ringkv.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -11,10 +13,15 @@ import org.junit.jupiter.api.io.TempDir;
 import io.ringkv.antientropy.RepairLedger;
 import io.ringkv.overload.Throttle;
 import io.ringkv.ring.ClusterMembership;
+import io.ringkv.storage.Record;
 import io.ringkv.storage.RocksStore;
+import io.ringkv.storage.StorageException;
 import io.ringkv.support.TestStores;
 
-/** What the replica side takes from a peer: a repair time within the clock's offset, members by the ring. */
+/**
+ * What the replica side takes from a peer (a repair time within the clock's offset, members by
+ * the ring), and what it hands out: nothing from a store withheld (one behind its peers' purges).
+ */
 class ReplicaServiceTrustTest {
 
     private static final long NOW = 1_800_000_000_000L;
@@ -38,6 +45,28 @@ class ReplicaServiceTrustTest {
 
             assertThat(service.isMember("http://b:1")).isTrue();
             assertThat(service.isMember("http://c:1")).isFalse();
+        }
+    }
+
+    @Test
+    void aWithheldStoreHandsNothingOut() {
+        try (RocksStore store = TestStores.open(dir)) {
+            var membership = ClusterMembership.fixed("http://a:1", List.of("http://a:1", "http://b:1"), 8);
+            var service = new ReplicaService("http://a:1", store, new HybridClock(() -> NOW, 500), membership,
+                    new RepairLedger(store), Throttle.of(1024));
+            byte[] key = TestStores.bytes("deleted-elsewhere");
+            store.apply(key, Record.value(NOW, TestStores.bytes("stale"))).join();
+            AtomicBoolean behind = new AtomicBoolean(true);
+            service.withholdWhile(behind::get);
+
+            assertThatThrownBy(() -> service.read(key)).isInstanceOf(StorageException.class);
+            assertThat(service.readIfCached(key).known()).as("sent to read, which fails").isFalse();
+            assertThatThrownBy(() -> service.digest(new long[] {Long.MIN_VALUE, Long.MAX_VALUE})).isInstanceOf(StorageException.class);
+            assertThatThrownBy(() -> service.openTokenRange(Long.MIN_VALUE, Long.MAX_VALUE)).isInstanceOf(StorageException.class);
+            assertThatThrownBy(() -> service.openRange(key, null)).isInstanceOf(StorageException.class);
+
+            behind.set(false);
+            assertThat(service.read(key)).isPresent();
         }
     }
 }
