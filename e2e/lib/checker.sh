@@ -47,7 +47,7 @@ stop_load() { # waits for the writers to finish and save their record; shows the
 checker() { # what-failed, then the checker's arguments: shows its output, fails the step if it fails
   local what=$1 out status=0
   shift
-  out=$(RINGKV_CLUSTER_SECRET=$secret python3 e2e/checker "$@" 2>&1) || status=$?
+  out=$(python3 e2e/checker "$@" 2>&1) || status=$?
   printf '%s\n' "$out" | sed 's/^/    /'
   [ $status = 0 ] || fail "$what"
 }

@@ -4,8 +4,9 @@
 #
 #   load_credentials   after the install: the admin token (<release>-tokens, admin-token), the nodes'
 #                      CA and, for the node-to-node protocol of e2e/checker (census, peer-read), the
-#                      nodes' certificate and key (<release>-tls); exported for the checker as
-#                      RINGKV_TOKEN, RINGKV_CA_FILE, RINGKV_CLIENT_CERT, RINGKV_CLIENT_KEY
+#                      nodes' certificate and key (<release>-tls) and the cluster secret (<release>,
+#                      cluster-secret); exported for the checker as RINGKV_TOKEN, RINGKV_CA_FILE,
+#                      RINGKV_CLIENT_CERT, RINGKV_CLIENT_KEY, RINGKV_CLUSTER_SECRET
 #   rcurl              curl as the release's admin: the CA and the Bearer token (an anonymous request
 #                      is `command curl`, with --cacert "$RINGKV_CA_FILE")
 # The certificate names localhost and 127.0.0.1, so port-forwards are https://127.0.0.1:<port>.
@@ -25,11 +26,13 @@ load_credentials() {
     [ -s "$file" ] || fail "Secret $RELEASE-tls holds no $key"
   done
   RINGKV_CA_FILE=$CRED_DIR/ca.crt RINGKV_CLIENT_CERT=$CRED_DIR/tls.crt RINGKV_CLIENT_KEY=$CRED_DIR/tls.key
-  export RINGKV_TOKEN RINGKV_CA_FILE RINGKV_CLIENT_CERT RINGKV_CLIENT_KEY
+  RINGKV_CLUSTER_SECRET=$(k get secret "$RELEASE" -o jsonpath='{.data.cluster-secret}' | base64 -d)
+  [ -n "$RINGKV_CLUSTER_SECRET" ] || fail "Secret $RELEASE holds no cluster-secret"
+  export RINGKV_TOKEN RINGKV_CA_FILE RINGKV_CLIENT_CERT RINGKV_CLIENT_KEY RINGKV_CLUSTER_SECRET
   # The checker's peer connections speak for pod 0 (a member): names that are no member are refused.
   RINGKV_PEER_NAME="$SCHEME://$RELEASE-0.$RELEASE-headless.$NAMESPACE.svc.cluster.local:8080"
   export RINGKV_PEER_NAME
-  log "admin token from Secret $RELEASE-tokens; CA, certificate and key from Secret $RELEASE-tls"
+  log "admin token from Secret $RELEASE-tokens; CA, certificate and key from Secret $RELEASE-tls; cluster secret from Secret $RELEASE"
 }
 
 rcurl() {

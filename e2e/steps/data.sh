@@ -46,8 +46,7 @@ deleted_pod_comes_back() {
   new_ip=$(k get pod "$RELEASE-2" -o jsonpath='{.status.podIP}')
   log "$rounds rounds of 2/3 writes and reads succeeded while $RELEASE-2 was replaced ($old_ip -> $new_ip)"
   eventually 60 all_pods_see 3 || fail "$RELEASE-2 did not rejoin under its name"
-  secret=$(k get secret "$RELEASE" -o jsonpath='{.data.cluster-secret}' | base64 -d)
-  own=$(peer_read "pod/$RELEASE-2" survivor "$secret") || fail "$RELEASE-2 lost its copy of 'survivor'"
+  own=$(peer_read "pod/$RELEASE-2" survivor "$RINGKV_CLUSTER_SECRET") || fail "$RELEASE-2 lost its copy of 'survivor'"
   [ "$own" = kept ] || fail "$RELEASE-2's own copy of 'survivor' is '$own', expected 'kept'"
   stop_forwards
   log "$RELEASE-2 still holds the key written before it was deleted (read over its cluster port with the secret)"

@@ -37,7 +37,7 @@ security_holds() {
   [ "$code" = 401 ] || fail "GET /v0/entity without a token answered $code, expected 401"
   for path in "/internal/v0/record?id=survivor" /internal/v0/identity; do
     expect_status 403 GET "$pod0$path"
-    code=$(command curl -s -o /dev/null -w '%{http_code}' --cacert "$RINGKV_CA_FILE" -H "X-Ringkv-Cluster-Secret: $secret" "$pod0$path")
+    code=$(command curl -s -o /dev/null -w '%{http_code}' --cacert "$RINGKV_CA_FILE" -H "X-Ringkv-Cluster-Secret: $RINGKV_CLUSTER_SECRET" "$pod0$path")
     [ "$code" = 401 ] || fail "GET $path with the old secret header and no token answered $code, expected 401"
   done
   cluster_port=$(rcurl -fs "$pod0/v0/cluster" | python3 -c 'import json, sys; print(json.load(sys.stdin).get("clusterPort"))')
