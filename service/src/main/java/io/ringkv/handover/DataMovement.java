@@ -55,8 +55,8 @@ import reactor.util.retry.Retry;
  * (so that writes also reach the next owners), and pushes to each next owner everything it holds
  * for them, newer records only, within {@code leaveTimeout}. Once every push is done it says LEFT,
  * which it tells its peers at once: from then on they neither read from it nor count its acks,
- * and it answers the calls they placed before for {@code linger}, so its exit fails no request. A crash, or a leave cut short, is covered by the other replicas
- * and by repair.
+ * and it answers the calls they placed before for {@code linger}, so its exit fails no request.
+ * A crash, or a leave cut short, is covered by the other replicas and by repair.
  */
 public final class DataMovement implements SmartLifecycle {
 

@@ -79,7 +79,7 @@ public final class ReplicaService implements PeerService {
     /** Not in memory while withheld: the read then goes to {@link #read}, which fails. */
     @Override
     public RocksStore.Lookup readIfCached(byte[] key) {
-        return withheld.getAsBoolean() ? new RocksStore.Lookup(false, null) : store.getIfCached(key);
+        return withheld.getAsBoolean() ? RocksStore.Lookup.NOT_CACHED : store.getIfCached(key);
     }
 
     /** Refused (the clock counts it) when the record is stamped further ahead of this clock than it may be. */

@@ -62,7 +62,8 @@ public final class RocksStore implements AutoCloseable {
 
     /** What a read that may not touch the disk found. */
     public record Lookup(boolean known, Record record) {
-        static final Lookup NOT_CACHED = new Lookup(false, null);
+        /** Not answered from memory: the caller reads on a storage thread. */
+        public static final Lookup NOT_CACHED = new Lookup(false, null);
         static final Lookup ABSENT = new Lookup(true, null);
 
         /** The record, or empty for none; only when {@link #known()}. */

@@ -733,7 +733,7 @@ class PeerProtocolTest {
             if (failure != null) {
                 throw failure;
             }
-            return new RocksStore.Lookup(false, null);
+            return RocksStore.Lookup.NOT_CACHED;
         }
 
         /** While set, writes are stored but answered only once it completes: a slow disk. */
