@@ -163,8 +163,7 @@ class PurgeHorizonCheckTest {
     @Test
     void whenEachPurgedWithoutTheOtherNeitherStoreIsCleared() {
         ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
-        RepairLedger ledger = memberLedger();
-        ledger.purgedBefore(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 5);
+        RepairLedger ledger = memberLedgerPurgedBefore(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 5);
         PurgeHorizonCheck check = check(membership, ledger, true);
         PeerStatus purgedToo = holding(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 1);
         check.observe("http://b", purgedToo);
@@ -192,8 +191,7 @@ class PurgeHorizonCheckTest {
     @Test
     void aPeerBehindThisStoresPurgesIsHeardAsJoiningWhateverItTells() {
         ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
-        RepairLedger ledger = memberLedger();
-        ledger.purgedBefore(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 1);
+        RepairLedger ledger = memberLedgerPurgedBefore(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 1);
         PurgeHorizonCheck check = check(membership, ledger, true);
 
         // c never repaired with this node, and this node purged: c may hold values whose deletes it missed.
@@ -210,8 +208,7 @@ class PurgeHorizonCheckTest {
 
     @Test
     void aStaticPeerListOrAJoiningNodeHearsStatesAsTold() {
-        RepairLedger ledger = memberLedger();
-        ledger.purgedBefore(Long.MAX_VALUE);
+        RepairLedger ledger = memberLedgerPurgedBefore(Long.MAX_VALUE);
         PurgeHorizonCheck staticList = check(ClusterMembership.fixed(SELF, MEMBERS, 16), ledger, false);
         assertThat(staticList.stateToHear("http://c", holding(0), MemberState.NORMAL)).isEqualTo(MemberState.NORMAL);
 
@@ -273,6 +270,13 @@ class PurgeHorizonCheckTest {
         ledger.markJoined();
         store.apply(bytes("k"), Record.value(1, bytes("v"))).join();
         ledger.repaired("http://b", LAST_REPAIR_WITH_B);
+        return ledger;
+    }
+
+    /** {@link #memberLedger()}, which has purged tombstones below {@code horizon}. */
+    private RepairLedger memberLedgerPurgedBefore(long horizon) {
+        RepairLedger ledger = memberLedger();
+        ledger.purgedBefore(horizon);
         return ledger;
     }
 
