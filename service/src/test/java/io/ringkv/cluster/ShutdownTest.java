@@ -66,6 +66,7 @@ class ShutdownTest {
         // The peer answers every replica call 1.5 s late, within the 4 s timeout.
         peerNode = TestNode.create(ports.get(1), peerDataDir, ports, Map.of("ringkv.testing.replica-delay", "1500ms")).start();
         node = TestNode.create(ports.get(0), dataDir, ports, Map.of("ringkv.replication.timeout", "4s", "ringkv.startup.warm-up-requests", "0")).start();
+        TestNode.awaitEachSeesEveryOtherHoldData(List.of(node, peerNode));
 
         node.client().put().uri("/v0/entity?id=slow-copy&replicas=1/2").bodyValue("v".getBytes()).exchange()
                 .expectStatus().isCreated();

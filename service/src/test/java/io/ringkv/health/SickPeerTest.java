@@ -117,6 +117,7 @@ class SickPeerTest {
             List<Integer> members = List.of(ports.get(0), ports.get(1), hung.port());
             try (TestNode a = TestNode.create(ports.get(0), dataRoot.resolve("a"), members, FAST_BREAKERS).start();
                  TestNode b = TestNode.create(ports.get(1), dataRoot.resolve("b"), members, FAST_BREAKERS).start()) {
+                TestNode.awaitEachSeesEveryOtherHoldData(List.of(a, b));
                 String hungName = "http://127.0.0.1:" + hung.port();
 
                 // Two healthy replicas answer 2/3 without waiting for the third.
@@ -155,6 +156,7 @@ class SickPeerTest {
         try (TestNode a = TestNode.create(ports.get(0), dataRoot.resolve("a"), ports, settings).start();
              TestNode b = TestNode.create(ports.get(1), dataRoot.resolve("b"), ports, settings).start();
              TestNode slow = TestNode.create(ports.get(2), dataRoot.resolve("slow"), ports, slowSettings).start()) {
+            TestNode.awaitEachSeesEveryOtherHoldData(List.of(a, b, slow));
             for (int i = 0; i < 3; i++) {
                 long slowWrite = millisOf(() -> put(a.client(), "s", "3/3", HttpStatus.CREATED));
                 assertThat(slowWrite).as("3/3 waits for the slow replica").isGreaterThanOrEqualTo(290);

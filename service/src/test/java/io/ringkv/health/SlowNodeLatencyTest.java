@@ -43,6 +43,7 @@ class SlowNodeLatencyTest {
         try (TestNode a = TestNode.create(ports.get(0), dataRoot.resolve("a"), ports, patient).start();
              TestNode b = TestNode.create(ports.get(1), dataRoot.resolve("b"), ports, patient).start();
              TestNode c = TestNode.create(ports.get(2), dataRoot.resolve("c"), ports, slow).start()) {
+            TestNode.awaitEachSeesEveryOtherHoldData(List.of(a, b, c));
             List<WebClient> coordinators = List.of(WebClient.create(a.url()), WebClient.create(b.url()));
             Flux.range(0, KEYS)
                     .flatMap(key -> coordinators.get(0).put().uri("/v0/entity?id=key{k}&replicas=3/3", key)

@@ -191,11 +191,13 @@ class AdmissionControlTest {
      * The fast node first, then the slow one, neither warming up: the slow node then joins a
      * cluster whose member answers at once. Started together, the one found NORMAL first might be
      * the slow one, and the other's join waited 3 s on each of its answers, as every warm-up
-     * write to it did: 30 s a test instead of 11.
+     * write to it did: 30 s a test instead of 11. Each must then have heard the other hold data,
+     * or a write at 2/2 would find one replica and fail at once, holding nothing.
      */
     private static void startFastThenSlow(TestNode fast, TestNode slowPeer) {
         fast.start();
         slowPeer.start();
+        TestNode.awaitEachSeesEveryOtherHoldData(List.of(fast, slowPeer));
     }
 
     /** Node 0, holding at most 100 KiB of values in flight, and node 1, whose replica answers take 3 s. */

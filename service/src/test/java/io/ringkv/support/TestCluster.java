@@ -1,15 +1,12 @@
 package io.ringkv.support;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import org.awaitility.Awaitility;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
-import io.ringkv.ring.ClusterMembership;
 
 /** Several {@link TestNode}s that know each other, each on its own port and data directory. */
 public final class TestCluster implements AutoCloseable {
@@ -33,26 +30,12 @@ public final class TestCluster implements AutoCloseable {
         TestCluster cluster = new TestCluster(nodes);
         try {
             nodes.parallelStream().forEach(TestNode::start);
-            cluster.awaitEveryNodeSeesEveryOtherHoldData();
+            TestNode.awaitEachSeesEveryOtherHoldData(nodes);
         } catch (RuntimeException e) {
             cluster.close();
             throw e;
         }
         return cluster;
-    }
-
-    /**
-     * Nodes of a new cluster say JOINING until each knows it has nothing to pull, and tell the
-     * others when they turn NORMAL; a test starts once every node has heard it from every other
-     * (one that missed it would hear it at its next probe, seconds later).
-     */
-    private void awaitEveryNodeSeesEveryOtherHoldData() {
-        Awaitility.await("every node seeing every other hold data").atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(20))
-                .until(() -> nodes.stream().allMatch(node -> {
-                    ClusterMembership view = node.bean(ClusterMembership.class);
-                    return nodes.stream().allMatch(other -> view.state(other.url()).holdsData());
-                }));
     }
 
     public TestNode node(int index) {

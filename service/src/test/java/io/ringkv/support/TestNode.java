@@ -80,6 +80,21 @@ public final class TestNode implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Nodes of a new cluster say JOINING until each knows it has nothing to pull, and tell the
+     * others when they turn NORMAL; a test starts once every node has heard it from every other
+     * (one that missed it would hear it at its next probe, seconds later, and until then would
+     * not count the other as a replica: a write at n/n would fail at once).
+     */
+    public static void awaitEachSeesEveryOtherHoldData(List<TestNode> nodes) {
+        Awaitility.await("every node seeing every other hold data").atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> nodes.stream().allMatch(node -> {
+                    ClusterMembership view = node.bean(ClusterMembership.class);
+                    return nodes.stream().allMatch(other -> view.state(other.url()).holdsData());
+                }));
+    }
+
     /** Starts the node and returns once its context runs: a node that joins may still be pulling its ranges. */
     public TestNode startJoining() {
         if (context == null) {
