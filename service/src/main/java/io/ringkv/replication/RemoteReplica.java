@@ -134,13 +134,22 @@ public final class RemoteReplica implements Replica, AutoCloseable {
     }
 
     /**
+     * The peer's whole records of the keys in token intervals, for a pull of ranges this node
+     * holds next to none of; outside the breaker, like every repair stream. A peer that does not
+     * know the request fails it with an error {@link #speaksOlderProtocol} recognizes.
+     */
+    public Flux<KeyedRecord> recordScan(long[] intervals) {
+        return client.recordScan(intervals);
+    }
+
+    /**
      * The peer's records of the first of the keys (at most {@link RecordBatch#MAX_KEYS}), as many
      * as one batch takes; outside the breaker, like every repair call. A peer of protocol version 1
      * is asked key by key.
      */
     public Mono<RecordBatch> readBatch(List<byte[]> keys) {
         return window.call(0, ReplicaWindow.Lane.BACKGROUND, () -> client.readBatch(keys))
-                .onErrorResume(RemoteReplica::olderProtocol, older -> Flux.fromIterable(keys)
+                .onErrorResume(RemoteReplica::speaksOlderProtocol, older -> Flux.fromIterable(keys)
                         .concatMap(key -> window.call(0, ReplicaWindow.Lane.BACKGROUND, () -> client.read(key))
                                 .map(found -> found.map(record -> new KeyedRecord(key, record))))
                         .filter(Optional::isPresent)
@@ -152,14 +161,14 @@ public final class RemoteReplica implements Replica, AutoCloseable {
     /** Stores the records on the peer in one call; outside the breaker. A peer of protocol version 1 gets them one by one. */
     public Mono<Void> writeBatch(List<KeyedRecord> records) {
         return window.call(RecordBatch.valueBytes(records), ReplicaWindow.Lane.BACKGROUND, () -> client.writeBatch(records))
-                .onErrorResume(RemoteReplica::olderProtocol, older -> Flux.fromIterable(records)
+                .onErrorResume(RemoteReplica::speaksOlderProtocol, older -> Flux.fromIterable(records)
                         .concatMap(keyed -> window.call(keyed.record().valueLength(), ReplicaWindow.Lane.BACKGROUND,
                                 () -> client.write(keyed.key(), keyed.record())))
                         .then());
     }
 
     /** A peer that does not know a message type speaks an older protocol version. */
-    private static boolean olderProtocol(Throwable error) {
+    public static boolean speaksOlderProtocol(Throwable error) {
         return error instanceof PeerException.Remote remote && remote.code() == Wire.ErrorCode.UNKNOWN_MESSAGE;
     }
 

@@ -1,13 +1,17 @@
 package io.ringkv.storage;
 
+import java.util.function.Predicate;
+
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
 import org.rocksdb.Snapshot;
 
 /**
- * A forward scan over one snapshot of the records ({@link RocksStore#openRange}). It borrows the
- * store's handle; the store releases the cursors still open when it closes, before the database.
+ * A forward scan over one snapshot of the records ({@link RocksStore#openRange}), optionally of
+ * the keys that pass a test only: the values of the others are never copied out of RocksDB. It
+ * borrows the store's handle; the store releases the cursors still open when it closes, before
+ * the database.
  */
 public final class RangeCursor implements RecordCursor {
 
@@ -16,10 +20,13 @@ public final class RangeCursor implements RecordCursor {
     private final Slice upperBound;
     private final ReadOptions readOptions;
     private final RocksIterator iterator;
+    /** Null: every key. */
+    private final Predicate<byte[]> keys;
     private boolean released;
 
-    RangeCursor(RocksStore store, byte[] start, byte[] end) {
+    RangeCursor(RocksStore store, byte[] start, byte[] end, Predicate<byte[]> keys) {
         this.store = store;
+        this.keys = keys;
         snapshot = store.db().getSnapshot();
         upperBound = end == null ? null : new Slice(end);
         readOptions = new ReadOptions().setSnapshot(snapshot)
@@ -38,11 +45,15 @@ public final class RangeCursor implements RecordCursor {
             if (released) {
                 throw new StorageException("the range cursor is closed");
             }
+            byte[] key = null;
+            while (iterator.isValid() && keys != null && !keys.test(key = iterator.key())) {
+                iterator.next();
+            }
             if (!iterator.isValid()) {
                 iterator.status();
                 return null;
             }
-            KeyedRecord next = new KeyedRecord(iterator.key(), RecordCodec.decode(iterator.value()));
+            KeyedRecord next = new KeyedRecord(key != null ? key : iterator.key(), RecordCodec.decode(iterator.value()));
             iterator.next();
             return next;
         });

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Predicate;
 
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -216,8 +217,16 @@ public final class RocksStore implements AutoCloseable {
      * unsigned byte order, tombstones included, as of one snapshot. The caller must close it.
      */
     public RangeCursor openRange(byte[] start, byte[] end) {
+        return openRange(start, end, null);
+    }
+
+    /**
+     * The same, of the keys that pass {@code keys} only (null: every key): the values of the others
+     * are skipped unread, so a scan for a few of the keys costs little more than a walk of them.
+     */
+    public RangeCursor openRange(byte[] start, byte[] end, Predicate<byte[]> keys) {
         return guarded(() -> {
-            RangeCursor cursor = new RangeCursor(this, start, end);
+            RangeCursor cursor = new RangeCursor(this, start, end, keys);
             openCursors.add(cursor);
             return cursor;
         });

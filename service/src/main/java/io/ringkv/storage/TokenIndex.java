@@ -2,6 +2,7 @@ package io.ringkv.storage;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Optional;
 
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDBException;
@@ -78,6 +79,66 @@ public final class TokenIndex {
             digests[i + 1] = digest.keys();
         }
         return digests;
+    }
+
+    /** Whether the token intervals (low, high, ...) hold at least {@code keys} keys; counting stops there. Blocking. */
+    public boolean holdsAtLeast(long[] intervals, long keys) {
+        return store.guarded(() -> {
+            long counted = 0;
+            for (int i = 0; i < intervals.length && counted < keys; i += 2) {
+                try (TokenScan scan = new TokenScan(intervals[i], intervals[i + 1])) {
+                    while (counted < keys && scan.next() != null) {
+                        counted++;
+                    }
+                }
+            }
+            return counted >= keys;
+        });
+    }
+
+    /**
+     * The whole records (tombstones included) of the keys with a token in the intervals (low,
+     * high, ...: sorted, not overlapping), in token order, each read by its key: for a few of the
+     * store's keys, where a scan of all of them would cost more. The caller closes it.
+     */
+    public RecordCursor openRecords(long[] intervals) {
+        return new RecordCursor() {
+            private int next;
+            private TokenScan scan;
+
+            @Override
+            public KeyedRecord next() {
+                while (true) {
+                    if (scan == null) {
+                        if (next >= intervals.length) {
+                            return null;
+                        }
+                        scan = store.guarded(() -> new TokenScan(intervals[next], intervals[next + 1]));
+                        next += 2;
+                    }
+                    byte[][] entry = store.guarded(scan::next);
+                    if (entry == null) {
+                        scan.close();
+                        scan = null;
+                        continue;
+                    }
+                    byte[] key = Arrays.copyOfRange(entry[0], 8, entry[0].length);
+                    // Gone since the index was read (purged, or cleaned up): nothing to send.
+                    Optional<Record> record = store.get(key);
+                    if (record.isPresent()) {
+                        return new KeyedRecord(key, record.get());
+                    }
+                }
+            }
+
+            @Override
+            public void close() {
+                if (scan != null) {
+                    scan.close();
+                    scan = null;
+                }
+            }
+        };
     }
 
     /**

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +55,7 @@ import io.ringkv.peer.wire.Wire;
 import io.ringkv.replication.RemoteReplica;
 import io.ringkv.replication.ReplicaWindow;
 import io.ringkv.ring.HashRing;
+import io.ringkv.ring.TokenIntervalSet;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordBatch;
@@ -431,6 +433,59 @@ class PeerProtocolTest {
         assertThat(batch.join().found()).hasSize(5);
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(700));
         assertThat(store.pacedBytes.get()).isEqualTo(RecordBatch.entrySizes(records));
+    }
+
+    /**
+     * A record scan streams the whole records (tombstones included) of the keys in its intervals
+     * and no others, at the sender's transfer pace: after each batch the stream waits its pace.
+     */
+    @Test
+    void aRecordScanStreamsTheRecordsOfItsIntervalsAtTheSendersPace() {
+        server();
+        Map<String, Record> inside = new HashMap<>();
+        long[] intervals = {Long.MIN_VALUE, Long.MIN_VALUE / 2, 0, Long.MAX_VALUE / 2};
+        TokenIntervalSet wanted = TokenIntervalSet.of(intervals);
+        for (int i = 0; i < 400; i++) {
+            byte[] key = bytes("r" + i);
+            Record record = i % 7 == 0 ? Record.tombstone(i + 1) : Record.value(i + 1, new byte[1000]);
+            store.put(key, record);
+            if (wanted.contains(HashRing.token(key))) {
+                inside.put("r" + i, record);
+            }
+        }
+        assertThat(inside).hasSizeBetween(100, 300);
+        store.transferPace = Duration.ofMillis(100);
+        long started = System.nanoTime();
+        List<KeyedRecord> streamed = client().recordScan(intervals).collectList().block(WAIT);
+        Map<String, Record> got = new HashMap<>();
+        streamed.forEach(keyed -> got.put(new String(keyed.key(), StandardCharsets.UTF_8), keyed.record()));
+        assertThat(streamed).as("each key once").hasSameSizeAs(got.keySet());
+        assertThat(got).isEqualTo(inside);
+        assertThat(store.pacedBytes.get()).as("every byte sent was paced").isEqualTo(RecordBatch.entrySizes(streamed));
+        // Batches of 64 KiB: at least three of them, each followed by its 100 ms.
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+    }
+
+    /** A record scan with a malformed interval, or too many, is refused; the connection goes on. */
+    @Test
+    void aMalformedRecordScanIsABadRequestAndTheConnectionGoesOn() {
+        server();
+        store.put(bytes("k"), Record.value(1, bytes("v")));
+        PeerClient client = client();
+        assertThatThrownBy(() -> client.recordScan(new long[] {5, 4}).collectList().block(WAIT))
+                .isInstanceOfSatisfying(PeerException.Remote.class, remote -> {
+                    assertThat(remote.code()).isEqualTo(Wire.ErrorCode.BAD_REQUEST);
+                    assertThat(remote.getMessage()).contains("ends before it starts");
+                });
+        long[] tooMany = new long[2 * (ServerSettings.MAX_INTERVALS + 1)];
+        for (int i = 0; i < tooMany.length; i += 2) {
+            tooMany[i] = 10L * i;
+            tooMany[i + 1] = 10L * i + 1;
+        }
+        assertThatThrownBy(() -> client.recordScan(tooMany).collectList().block(WAIT))
+                .isInstanceOfSatisfying(PeerException.Remote.class,
+                        remote -> assertThat(remote.code()).isEqualTo(Wire.ErrorCode.BAD_REQUEST));
+        assertThat(client.read(bytes("k")).block(WAIT)).contains(Record.value(1, bytes("v")));
     }
 
     @Test
@@ -825,6 +880,24 @@ class PeerProtocolTest {
         public Duration paceTransfer(long bytes) {
             pacedBytes.addAndGet(bytes);
             return transferPace;
+        }
+
+        @Override
+        public RecordCursor openTokenIntervals(TokenIntervalSet intervals) {
+            Iterator<KeyedRecord> entries = records.entrySet().stream()
+                    .filter(entry -> intervals.contains(HashRing.token(entry.getKey())))
+                    .map(entry -> new KeyedRecord(entry.getKey(), entry.getValue()))
+                    .toList().iterator();
+            return new RecordCursor() {
+                @Override
+                public KeyedRecord next() {
+                    return entries.hasNext() ? entries.next() : null;
+                }
+
+                @Override
+                public void close() {
+                }
+            };
         }
 
         @Override

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.ringkv.antientropy.RepairLedger;
 import io.ringkv.overload.Throttle;
 import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.TokenIntervalSet;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.StorageException;
@@ -64,6 +65,8 @@ class ReplicaServiceTrustTest {
             assertThatThrownBy(() -> service.digest(new long[] {Long.MIN_VALUE, Long.MAX_VALUE})).isInstanceOf(StorageException.class);
             assertThatThrownBy(() -> service.openTokenRange(Long.MIN_VALUE, Long.MAX_VALUE)).isInstanceOf(StorageException.class);
             assertThatThrownBy(() -> service.openRange(key, null)).isInstanceOf(StorageException.class);
+            assertThatThrownBy(() -> service.openTokenIntervals(TokenIntervalSet.of(new long[] {Long.MIN_VALUE, Long.MAX_VALUE})))
+                    .isInstanceOf(StorageException.class);
 
             behind.set(false);
             assertThat(service.read(key)).isPresent();

@@ -98,6 +98,14 @@ public final class PeerClient implements AutoCloseable {
         return stream(connection -> connection.tokenScan(low, high));
     }
 
+    /**
+     * The peer's whole records (tombstones included) of the keys with a token in the intervals
+     * (low, high, ...), in no particular order, at the peer's transfer pace.
+     */
+    public Flux<KeyedRecord> recordScan(long[] intervals) {
+        return stream(connection -> connection.recordScan(intervals));
+    }
+
     /** The peer's records in {@code [start, end)} (null end: all), tombstones included, in key order. */
     public Flux<KeyedRecord> scan(byte[] start, byte[] end) {
         return stream(connection -> connection.scan(start, end));

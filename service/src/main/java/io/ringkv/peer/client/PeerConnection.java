@@ -316,6 +316,11 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
         return stream(id -> Wire.tokenScan(channel.alloc(), id, low, high, settings.scanWindow()));
     }
 
+    /** The peer's whole records of the keys in the token intervals, in no particular order; flow-controlled like {@link #scan}. */
+    Flux<KeyedRecord> recordScan(long[] intervals) {
+        return stream(id -> Wire.recordScan(channel.alloc(), id, intervals, settings.scanWindow()));
+    }
+
     private Flux<KeyedRecord> stream(IntFunction<ByteBuf> opening) {
         return Flux.create(sink -> {
             if (!isOpen()) {

@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import io.ringkv.peer.wire.PeerStatus;
+import io.ringkv.ring.TokenIntervalSet;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;
@@ -62,6 +63,12 @@ public interface PeerService {
 
     /** The keys with a token in {@code [low, high]}, in token order, with their versions only. Blocking. */
     RecordCursor openTokenRange(long low, long high);
+
+    /**
+     * The whole records (tombstones included) of the keys with a token in the intervals, in no
+     * particular order: what a peer that holds next to none of them pulls in one stream. Blocking.
+     */
+    RecordCursor openTokenIntervals(TokenIntervalSet intervals);
 
     /**
      * How long to hold these bytes of records a peer's transfer (a repair, a join's pull) asked

@@ -1,10 +1,12 @@
 package io.ringkv.peer.server;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
 import org.slf4j.Logger;
@@ -27,6 +29,10 @@ import io.ringkv.storage.StorageException;
  * {@link #pump} at a time: the state moves between RUNNING (a pump owns the cursor) and PARKED
  * (out of credit, no pump scheduled), and whoever moves it from PARKED to RUNNING schedules the
  * next pump. A cancelled stream is closed by the next pump.
+ *
+ * <p>A paced stream (a transfer a peer pulls) waits, after each batch, for as long as its pace
+ * says, still RUNNING, before the next pump: the batches go out at the sender's transfer rate,
+ * and the END after the last of them.
  */
 final class ServerScan {
 
@@ -38,20 +44,28 @@ final class ServerScan {
     private static final int PARKED = 1;
     private static final int FINISHED = 2;
 
+    /** The pace of a stream that is not held back: a client's range, a repair's versions. */
+    static final LongFunction<Duration> UNPACED = bytes -> Duration.ZERO;
+
     private final ServerSession session;
     private final int id;
     /** Opens the cursor, on a storage thread. */
     private final Supplier<RecordCursor> open;
+    /** How long to wait after sending a batch of so many bytes. */
+    private final LongFunction<Duration> pace;
     private final AtomicLong credit;
     private final AtomicInteger state = new AtomicInteger(RUNNING);
     private volatile boolean cancelled;
     /** Storage threads only, one pump at a time. */
     private RecordCursor cursor;
+    /** The cursor has no more records; storage threads only, like the cursor. */
+    private boolean exhausted;
 
-    ServerScan(ServerSession session, int id, Supplier<RecordCursor> open, int initialCredit) {
+    ServerScan(ServerSession session, int id, Supplier<RecordCursor> open, int initialCredit, LongFunction<Duration> pace) {
         this.session = session;
         this.id = id;
         this.open = open;
+        this.pace = pace;
         this.credit = new AtomicLong(Math.clamp(initialCredit, 0, ServerSettings.MAX_CREDIT));
     }
 
@@ -115,8 +129,16 @@ final class ServerScan {
                     }
                     return;
                 }
-                if (sendBatch()) {
+                int sent = sendBatch();
+                // Every byte sent is reserved, the last batch's too: the next transfer waits for it.
+                Duration wait = sent == 0 ? Duration.ZERO : pace.apply(sent);
+                if (exhausted) {
                     finish(allocator -> Wire.empty(allocator, Wire.END, id));
+                    return;
+                }
+                if (wait.isPositive()) {
+                    // Still RUNNING: no credit or cancel schedules a pump meanwhile; this one does.
+                    session.after(wait, this::schedulePump);
                     return;
                 }
             }
@@ -128,11 +150,10 @@ final class ServerScan {
         }
     }
 
-    /** Sends one batch of records within the credit; true when the range is exhausted. */
-    private boolean sendBatch() {
+    /** Sends one batch of records within the credit, and returns its bytes; sets {@link #exhausted} at the range's end. */
+    private int sendBatch() {
         List<KeyedRecord> records = new ArrayList<>();
         int bytes = 0;
-        boolean exhausted = false;
         while (credit.get() > 0 && bytes < BATCH_BYTES) {
             KeyedRecord next = cursor.next();
             if (next == null) {
@@ -152,7 +173,7 @@ final class ServerScan {
                 return Wire.seal(batch);
             });
         }
-        return exhausted;
+        return bytes;
     }
 
     /** Closes the cursor (on this storage thread) and sends the last frame, if any. */

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -31,6 +32,7 @@ import io.ringkv.peer.wire.Handshake;
 import io.ringkv.peer.wire.MemberName;
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.peer.wire.Wire;
+import io.ringkv.ring.TokenIntervalSet;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordBatch;
@@ -248,7 +250,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             case Wire.SCAN -> {
                 byte[] start = Wire.readKey(payload, maxKey);
                 byte[] end = payload.readBoolean() ? Wire.readKey(payload, maxKey) : null;
-                stream(id, () -> service.openRange(start, end), payload.readInt());
+                stream(id, () -> service.openRange(start, end), payload.readInt(), ServerScan.UNPACED);
             }
             case Wire.REPAIRED -> {
                 long startedMillis = payload.readLong();
@@ -262,13 +264,31 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             case Wire.TOKEN_SCAN -> {
                 long low = payload.readLong();
                 long high = payload.readLong();
-                stream(id, () -> service.openTokenRange(low, high), payload.readInt());
+                stream(id, () -> service.openTokenRange(low, high), payload.readInt(), ServerScan.UNPACED);
+            }
+            case Wire.RECORD_SCAN -> {
+                int credit = payload.readInt();
+                long[] bounds = Wire.readPairs(payload);
+                if (bounds.length / 2 > ServerSettings.MAX_INTERVALS) {
+                    send(error(id, Wire.ErrorCode.BAD_REQUEST, bounds.length / 2 + " intervals in one record scan (at most "
+                            + ServerSettings.MAX_INTERVALS + ")"));
+                    return;
+                }
+                TokenIntervalSet intervals;
+                try {
+                    intervals = TokenIntervalSet.of(bounds);
+                } catch (IllegalArgumentException e) {
+                    send(error(id, Wire.ErrorCode.BAD_REQUEST, e.getMessage()));
+                    return;
+                }
+                // Paced like READ_BATCH's answers: the transfer a rebuild pulls yields to this node's clients.
+                stream(id, () -> service.openTokenIntervals(intervals), credit, service::paceTransfer);
             }
             case Wire.DIGEST -> {
                 long[] intervals = Wire.readPairs(payload);
-                if (intervals.length / 2 > ServerSettings.MAX_DIGEST_INTERVALS) {
+                if (intervals.length / 2 > ServerSettings.MAX_INTERVALS) {
                     send(error(id, Wire.ErrorCode.BAD_REQUEST, intervals.length / 2 + " intervals in one digest request (at most "
-                            + ServerSettings.MAX_DIGEST_INTERVALS + ")"));
+                            + ServerSettings.MAX_INTERVALS + ")"));
                     return;
                 }
                 onStorage(id, () -> {
@@ -348,14 +368,14 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     }
 
     /** Starts a stream under the request's id; its cursor is opened on a storage thread. */
-    private void stream(int id, Supplier<RecordCursor> open, int credit) {
+    private void stream(int id, Supplier<RecordCursor> open, int credit, LongFunction<Duration> pace) {
         if (scans.containsKey(id)) {
             send(error(id, Wire.ErrorCode.BAD_REQUEST, "range stream " + id + " is open already"));
         } else if (scans.size() >= Wire.MAX_STREAMS_PER_CONNECTION) {
             send(error(id, Wire.ErrorCode.BAD_REQUEST, "more than " + Wire.MAX_STREAMS_PER_CONNECTION
                     + " range streams open on one connection"));
         } else {
-            ServerScan scan = new ServerScan(this, id, open, credit);
+            ServerScan scan = new ServerScan(this, id, open, credit, pace);
             scans.put(id, scan);
             scan.start();
         }
@@ -488,6 +508,11 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
 
     Scheduler storage() {
         return storage;
+    }
+
+    /** Runs the task on the event loop once the delay has passed. */
+    void after(Duration delay, Runnable task) {
+        channel.eventLoop().schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /** Runs the task on the event loop a little later: a full storage queue may have room again. */

@@ -36,10 +36,11 @@ public record ServerSettings(int port, Handshake handshake, int maxKeyLength, in
     public static final long MAX_CREDIT = 4L << 20;
 
     /**
-     * Token intervals in one DIGEST: each is a scan of its range on a storage thread. A member asks
-     * for 256 at a time; more is refused, not cut short, so the peer learns it asked wrongly.
+     * Token intervals in one DIGEST or RECORD_SCAN: each is a scan of its range on a storage
+     * thread. A member asks for 256 at a time; more is refused, not cut short, so the peer learns
+     * it asked wrongly.
      */
-    public static final int MAX_DIGEST_INTERVALS = 1024;
+    public static final int MAX_INTERVALS = 1024;
 
     /**
      * Connections that have not finished the handshake yet, from everyone together: each costs a

@@ -91,6 +91,13 @@ public final class Wire {
     public static final byte WRITE_BATCH = 0x19;
     /** Count (uint16, at most {@link RecordBatch#MAX_KEYS}), then keys: the replica's newest record of each. Answer: RECORDS. Since version 2. */
     public static final byte READ_BATCH = 0x1A;
+    /**
+     * Initial credit, then token intervals (count, then low and high of each): the whole records
+     * of the keys in them, tombstones included, in no particular order, at the sender's transfer
+     * pace. Answers: BATCH..., END. A peer that does not know it answers UNKNOWN_MESSAGE; the
+     * caller then compares key by key.
+     */
+    public static final byte RECORD_SCAN = 0x1B;
 
     // Answers, from the replica.
     public static final byte RECORD = 0x20;
@@ -206,12 +213,20 @@ public final class Wire {
         return seal(frame);
     }
 
+    /** A RECORD_SCAN request: {@code intervals} holds low, high, low, high, ... */
+    public static ByteBuf recordScan(ByteBufAllocator allocator, int id, long[] intervals, int credit) {
+        ByteBuf frame = begin(allocator, RECORD_SCAN, id, 6 + 8 * intervals.length);
+        frame.writeInt(credit);
+        writePairs(frame, intervals);
+        return seal(frame);
+    }
+
     /** A DIGEST request: {@code intervals} holds low, high, low, high, ... */
     public static ByteBuf digest(ByteBufAllocator allocator, int id, long[] intervals) {
         return pairs(allocator, DIGEST, id, intervals);
     }
 
-    /** The pairs of longs of a DIGEST request (low, high, ...) or a DIGESTS answer (hash, keys, ...). */
+    /** The pairs of longs of a DIGEST or RECORD_SCAN request (low, high, ...) or a DIGESTS answer (hash, keys, ...). */
     public static long[] readPairs(ByteBuf payload) {
         int count = payload.readUnsignedShort();
         if (payload.readableBytes() != 16 * count) {
@@ -231,12 +246,15 @@ public final class Wire {
 
     /** A frame of pairs of longs: their count (2 bytes), then the longs. */
     private static ByteBuf pairs(ByteBufAllocator allocator, byte type, int id, long[] values) {
-        ByteBuf frame = begin(allocator, type, id, 2 + 8 * values.length);
+        return seal(writePairs(begin(allocator, type, id, 2 + 8 * values.length), values));
+    }
+
+    private static ByteBuf writePairs(ByteBuf frame, long[] values) {
         frame.writeShort(values.length / 2);
         for (long value : values) {
             frame.writeLong(value);
         }
-        return seal(frame);
+        return frame;
     }
 
     public static ByteBuf ping(ByteBufAllocator allocator, int id, PeerStatus caller) {
