@@ -34,6 +34,12 @@ import reactor.core.scheduler.Scheduler;
  * and moving the newer record of each key that differs, many records per call, {@value #SETTLES}
  * intervals at once while the walk goes on. Moves are throttled in bytes per second (and the
  * peer paces what it sends); pulled records pass the same clock check as any write from a peer.
+ *
+ * <p>Where this node holds next to nothing of what the peer holds (a wiped, replaced or new
+ * node), comparing key by key is only overhead: the peer would read every record by its key. A
+ * pull then asks the peer for all the records of such intervals in one stream, which the peer
+ * serves from one sequential scan of its store, and walks the intervals again afterwards: what
+ * was written meanwhile, or is newer here, is settled key by key.
  */
 public final class RangeSync {
 
@@ -71,6 +77,15 @@ public final class RangeSync {
     static final int SETTLES = 4;
     /** Batches of records in flight to or from the peer at once, per interval settled. */
     static final int TRANSFERS = 2;
+    /**
+     * A pull takes an interval of more than {@value #LEAF_KEYS} keys whole when this node holds
+     * less than 1/{@value #WHOLE_SHARE} of the keys the peer holds there.
+     */
+    static final int WHOLE_SHARE = 10;
+
+    /** What the digest walk found: one interval to settle key by key, or intervals to pull whole. */
+    private record Found(List<Interval> intervals, boolean whole) {
+    }
 
     private final LocalReplica local;
     private final TokenIndex tokens;
@@ -78,6 +93,7 @@ public final class RangeSync {
     private final HybridClock clock;
     private final Throttle throttle;
     private final Counter intervalsCompared;
+    private final Counter intervalsPulledWhole;
     private final Counter keysPushed;
     private final Counter keysPulled;
     private final Counter bytesPushed;
@@ -93,6 +109,9 @@ public final class RangeSync {
         this.throttle = throttle;
         this.intervalsCompared = Counter.builder("ringkv.repair.intervals").description("Token intervals compared by digest")
                 .register(meters);
+        this.intervalsPulledWhole = Counter.builder("ringkv.repair.intervals.whole")
+                .description("Token intervals pulled whole, in one stream from the peer: this node held next to none of them")
+                .register(meters);
         this.keysPushed = Counter.builder("ringkv.repair.keys").tag("direction", "push")
                 .description("Keys found different and moved, by repair, join or leave").register(meters);
         this.keysPulled = Counter.builder("ringkv.repair.keys").tag("direction", "pull")
@@ -107,16 +126,25 @@ public final class RangeSync {
 
     /** Settles the intervals with the peer; fails, leaving the rest for another run, if either side fails. */
     public Mono<Void> sync(RemoteReplica peer, List<Interval> intervals, Direction direction, RepairProgress progress) {
-        return differing(peer, intervals, 0, progress)
-                .flatMap(leaf -> settle(peer, leaf, direction, progress), SETTLES)
+        return walk(peer, intervals, direction, direction.pulls(), progress);
+    }
+
+    private Mono<Void> walk(RemoteReplica peer, List<Interval> intervals, Direction direction, boolean pullWhole,
+            RepairProgress progress) {
+        return differing(peer, intervals, 0, pullWhole, progress)
+                .flatMap(found -> found.whole()
+                        ? pullWhole(peer, found.intervals(), direction, progress)
+                        : settle(peer, found.intervals().getFirst(), direction, progress), SETTLES)
                 .then();
     }
 
     /**
-     * The intervals whose records differ, small enough to settle: the digest walk, one DIGEST call
-     * at a time, run only as far ahead as the settling asks for.
+     * The intervals whose records differ, small enough to settle, or (with {@code pullWhole}) held
+     * here so sparsely that they are better pulled whole, those of one DIGEST call together: the
+     * digest walk, one DIGEST call at a time, run only as far ahead as the settling asks for.
      */
-    private Flux<Interval> differing(RemoteReplica peer, List<Interval> intervals, int depth, RepairProgress progress) {
+    private Flux<Found> differing(RemoteReplica peer, List<Interval> intervals, int depth, boolean pullWhole,
+            RepairProgress progress) {
         return Flux.fromIterable(batches(intervals))
                 .concatMap(batch -> Mono.zip(localDigests(batch), peer.digest(TokenIntervals.flatten(batch)))
                         .flatMapMany(digests -> {
@@ -127,18 +155,24 @@ public final class RangeSync {
                                         peer.name() + " answered " + theirs.length / 2 + " digests for " + batch.size() + " intervals"));
                             }
                             intervalsCompared.increment(batch.size());
-                            List<Flux<Interval>> found = new ArrayList<>();
+                            List<Flux<Found>> found = new ArrayList<>();
+                            List<Interval> whole = new ArrayList<>();
                             for (int i = 0; i < batch.size(); i++) {
                                 Interval interval = batch.get(i);
                                 long myKeys = mine[2 * i + 1];
                                 long theirKeys = theirs[2 * i + 1];
                                 if (mine[2 * i] == theirs[2 * i] && myKeys == theirKeys) {
                                     progress.compared(interval);
+                                } else if (pullWhole && theirKeys > LEAF_KEYS && myKeys * WHOLE_SHARE < theirKeys) {
+                                    whole.add(interval);
                                 } else if (depth >= MAX_DEPTH || Math.max(myKeys, theirKeys) <= LEAF_KEYS) {
-                                    found.add(Flux.just(interval));
+                                    found.add(Flux.just(new Found(List.of(interval), false)));
                                 } else {
-                                    found.add(differing(peer, TokenIntervals.split(interval, SPLIT), depth + 1, progress));
+                                    found.add(differing(peer, TokenIntervals.split(interval, SPLIT), depth + 1, pullWhole, progress));
                                 }
+                            }
+                            if (!whole.isEmpty()) {
+                                found.addFirst(Flux.just(new Found(whole, true)));
                             }
                             return Flux.concat(found);
                         }), 1);
@@ -186,26 +220,69 @@ public final class RangeSync {
     }
 
     /**
+     * Pulls every record the peer holds in the intervals, in one stream, and writes them here
+     * (each kept only if newer than what is held, as every write), {@value #TRANSFERS} batches in
+     * flight; then walks the intervals again, key by key where they still differ. A peer that does
+     * not know the request is walked key by key at once.
+     */
+    private Mono<Void> pullWhole(RemoteReplica peer, List<Interval> intervals, Direction direction, RepairProgress progress) {
+        Moved moved = counted(keysPulled, bytesPulled, (keys, bytes) -> {
+            progress.different(keys);
+            progress.pulled(keys, bytes);
+        });
+        intervalsPulledWhole.increment(intervals.size());
+        return inBatches(peer.recordScan(TokenIntervals.flatten(intervals)))
+                .flatMap(batch -> store(batch, local::writeBatch, moved), TRANSFERS)
+                .then()
+                .onErrorResume(RemoteReplica::speaksOlderProtocol, older -> Mono.empty())
+                .then(Mono.defer(() -> walk(peer, intervals, direction, false, progress)));
+    }
+
+    /** A stream's records in batches of at most a {@link RecordBatch}'s bytes and keys (a larger record alone). */
+    static Flux<List<KeyedRecord>> inBatches(Flux<KeyedRecord> records) {
+        return Flux.defer(() -> {
+            long[] bytes = {0};
+            int[] keys = {0};
+            return records.bufferUntil(next -> {
+                int size = RecordBatch.entrySize(next);
+                boolean full = keys[0] > 0 && (bytes[0] + size > RecordBatch.MAX_BYTES || keys[0] == RecordBatch.MAX_KEYS);
+                if (full) {
+                    bytes[0] = 0;
+                    keys[0] = 0;
+                }
+                bytes[0] += size;
+                keys[0]++;
+                return full;
+            }, true);
+        });
+    }
+
+    /**
      * Reads the keys' records on one side and writes them on the other, a batch at a time
      * ({@link RecordBatch}: one call and one throttle reservation for many small records), with
-     * {@value #TRANSFERS} batches in flight. A record stamped beyond ringkv.clock.max-offset is not
-     * moved (and counted): the clock refuses it.
+     * {@value #TRANSFERS} batches in flight.
      */
     private Mono<Void> move(Function<List<byte[]>, Mono<RecordBatch>> source, Function<List<KeyedRecord>, Mono<Void>> target,
             List<byte[]> keys, Moved moved) {
         return batches(source, keys)
-                .flatMap(batch -> {
-                    List<KeyedRecord> movable = movable(batch.found());
-                    if (movable.isEmpty()) {
-                        return Mono.empty();
-                    }
-                    long size = RecordBatch.entrySizes(movable);
-                    Duration wait = throttle.reserve(size);
-                    Mono<Void> write = target.apply(movable);
-                    return (wait.isZero() ? write : Mono.delay(wait).then(write))
-                            .doOnSuccess(ignored -> moved.accept(movable.size(), size));
-                }, TRANSFERS)
+                .flatMap(batch -> store(batch.found(), target, moved), TRANSFERS)
                 .then();
+    }
+
+    /**
+     * Writes a batch of records on one side, within the throttle. A record stamped beyond
+     * ringkv.clock.max-offset is not moved (and counted): the clock refuses it.
+     */
+    private Mono<Void> store(List<KeyedRecord> found, Function<List<KeyedRecord>, Mono<Void>> target, Moved moved) {
+        List<KeyedRecord> movable = movable(found);
+        if (movable.isEmpty()) {
+            return Mono.empty();
+        }
+        long size = RecordBatch.entrySizes(movable);
+        Duration wait = throttle.reserve(size);
+        Mono<Void> write = target.apply(movable);
+        return (wait.isZero() ? write : Mono.delay(wait).then(write))
+                .doOnSuccess(ignored -> moved.accept(movable.size(), size));
     }
 
     /** The source's batches of the keys, asked for in turn: each answer covers the first of the keys not yet covered. */

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import io.ringkv.storage.KeyedRecord;
 import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordBatch;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** How a transfer asks its source for the keys' records, a batch at a time, until every key is covered. */
@@ -69,5 +70,30 @@ class RangeSyncBatchesTest {
     void anAnswerThatCoversNoKeyFailsRatherThanAskingForever() {
         assertThatThrownBy(() -> RangeSync.batches(keys -> Mono.just(new RecordBatch(0, List.of())), keys(3)).blockLast(WAIT))
                 .hasMessageContaining("covering 0 of 3 keys");
+    }
+    /**
+     * A pulled stream is cut into batches of at most a RecordBatch's bytes and keys, in order,
+     * nothing lost; a record larger than a batch goes alone.
+     */
+    @Test
+    void aStreamIsCutIntoBatchesWithinTheBoundsInOrder() {
+        List<KeyedRecord> records = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            int size = i == 1500 ? RecordBatch.MAX_BYTES + 1 : i < 1000 ? 10 : 900;
+            records.add(new KeyedRecord(("r" + i).getBytes(StandardCharsets.UTF_8), Record.value(i + 1, new byte[size])));
+        }
+        List<List<KeyedRecord>> batches = RangeSync.inBatches(Flux.fromIterable(records))
+                .collectList().block(WAIT);
+        assertThat(batches.stream().flatMap(List::stream).toList()).as("every record, in order").containsExactlyElementsOf(records);
+        for (List<KeyedRecord> batch : batches) {
+            assertThat(batch).hasSizeBetween(1, RecordBatch.MAX_KEYS);
+            if (batch.size() > 1) {
+                assertThat(RecordBatch.entrySizes(batch)).isLessThanOrEqualTo(RecordBatch.MAX_BYTES);
+            }
+        }
+        assertThat(batches.getFirst()).as("small records: the key bound first").hasSize(RecordBatch.MAX_KEYS);
+        assertThat(batches).filteredOn(batch -> batch.contains(records.get(1500))).singleElement()
+                .satisfies(batch -> assertThat(batch).hasSize(1));
+        assertThat(batches.size()).as("batches as full as the bounds allow").isLessThan(20);
     }
 }

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -16,11 +17,17 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.http.HttpStatus;
+import org.springframework.web.reactive.function.client.WebClient;
 
+import io.micrometer.core.instrument.MeterRegistry;
+
+import io.ringkv.replication.LastWriteWins;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.MemberState;
+import io.ringkv.storage.Record;
 import io.ringkv.support.TestCluster;
 import io.ringkv.support.TestNode;
+import reactor.core.publisher.Flux;
 
 /**
  * A node of a static peer list whose data directory was emptied, among peers that hold data: it
@@ -79,6 +86,58 @@ class EmptiedNodeTest {
                 assertThat(keys.stream().filter(key -> back.stored(key).isEmpty()).toList()).as("keys its own store lacks").isEmpty();
             }
         }
+    }
+
+    /**
+     * With more keys than a leaf of the digest walk, the emptied node pulls its share whole, in one
+     * stream from a peer's scan, rather than key by key; what clients write meanwhile (it takes
+     * writes while it pulls) is settled by the walk that follows. Afterwards it holds, for every
+     * key, the newest version its peers hold: values, overwrites and tombstones alike.
+     */
+    @Test
+    void anEmptiedNodeWithManyKeysToPullPullsThemWholeAndMissesNothingWrittenMeanwhile() throws IOException {
+        int keys = 3000;
+        try (TestCluster cluster = TestCluster.start(3, dataRoot,
+                Map.of("ringkv.repair.enabled", "false", "ringkv.cluster.discovery.refresh-interval", "60s"))) {
+            WebClient coordinator = WebClient.create(cluster.node(0).url());
+            Flux.range(0, keys)
+                    .flatMap(i -> coordinator.put().uri("/v0/entity?id=many-{i}&replicas=3/3", i).bodyValue(new byte[100])
+                            .retrieve().toBodilessEntity(), 16)
+                    .blockLast(Duration.ofSeconds(60));
+            Flux.range(0, keys / 10)
+                    .flatMap(i -> coordinator.delete().uri("/v0/entity?id=many-{i}&replicas=3/3", 10 * i)
+                            .retrieve().toBodilessEntity(), 16)
+                    .blockLast(Duration.ofSeconds(60));
+            TestNode emptied = cluster.node(2);
+            emptied.stop();
+            deleteRecursively(dataRoot.resolve("node2"));
+
+            // Slowed so that the pull of about 400 KB takes seconds, while the writes below land.
+            try (TestNode back = emptied.withSettings(Map.of("ringkv.repair.rate", "64KB")).startJoining()) {
+                var ownView = back.bean(ClusterMembership.class);
+                Flux.range(0, 200)
+                        .concatMap(i -> coordinator.put().uri("/v0/entity?id=many-{i}&replicas=2/3", 7 * i)
+                                .bodyValue(("meanwhile " + i).getBytes()).retrieve().toBodilessEntity())
+                        .blockLast(Duration.ofSeconds(60));
+                assertThat(ownView.state(back.url())).as("the writes landed while it pulled").isEqualTo(MemberState.JOINING);
+                Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10))
+                        .until(() -> ownView.state(back.url()).holdsData());
+
+                assertThat(back.bean(MeterRegistry.class).get("ringkv.repair.intervals.whole").counter().count())
+                        .as("intervals pulled whole").isPositive();
+                List<String> differing = IntStream.range(0, keys).mapToObj(i -> "many-" + i)
+                        .filter(key -> !back.stored(key).equals(newest(cluster.node(0).stored(key), cluster.node(1).stored(key))))
+                        .toList();
+                assertThat(differing).as("keys whose newest version the rebuilt store lacks").isEmpty();
+            }
+        }
+    }
+
+    private static Optional<Record> newest(Optional<Record> one, Optional<Record> other) {
+        if (one.isEmpty() || other.isEmpty()) {
+            return one.isPresent() ? one : other;
+        }
+        return LastWriteWins.ORDER.compare(one.get(), other.get()) >= 0 ? one : other;
     }
 
     private static void deleteRecursively(Path root) throws IOException {
