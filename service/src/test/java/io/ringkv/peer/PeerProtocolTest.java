@@ -884,25 +884,19 @@ class PeerProtocolTest {
 
         @Override
         public RecordCursor openTokenIntervals(TokenIntervalSet intervals) {
-            Iterator<KeyedRecord> entries = records.entrySet().stream()
+            return cursorOver(records.entrySet().stream()
                     .filter(entry -> intervals.contains(HashRing.token(entry.getKey())))
                     .map(entry -> new KeyedRecord(entry.getKey(), entry.getValue()))
-                    .toList().iterator();
-            return new RecordCursor() {
-                @Override
-                public KeyedRecord next() {
-                    return entries.hasNext() ? entries.next() : null;
-                }
-
-                @Override
-                public void close() {
-                }
-            };
+                    .toList());
         }
 
         @Override
         public RecordCursor openTokenRange(long low, long high) {
-            Iterator<KeyedRecord> entries = inTokens(low, high).iterator();
+            return cursorOver(inTokens(low, high));
+        }
+
+        private static RecordCursor cursorOver(List<KeyedRecord> found) {
+            Iterator<KeyedRecord> entries = found.iterator();
             return new RecordCursor() {
                 @Override
                 public KeyedRecord next() {
