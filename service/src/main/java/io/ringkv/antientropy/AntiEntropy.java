@@ -34,7 +34,8 @@ import reactor.core.scheduler.Schedulers;
  * Anti-entropy repair on a schedule: every {@code interval}, staggered, this node brings each peer
  * to the same versions over every token range both of them hold among a key's first RF owners
  * ({@link RangeSync}, both ways), one peer at a time. A peer marked for a full repair (its hints
- * overflowed) or asked for through the repair endpoint goes first, as soon as it takes calls.
+ * overflowed) or asked for through the repair endpoint goes first, as soon as it takes calls. A
+ * peer still joining is left to its own pull, as this node is while it joins.
  *
  * <p>Each finished repair is recorded on both sides ({@link RepairLedger}, and the peer is told),
  * which is what makes tombstone purging safe: a tombstone goes only once every peer that shares
@@ -124,6 +125,10 @@ public final class AntiEntropy extends PeriodicTask {
         HashRing ring = membership.view().current();
         long now = clock.getAsLong();
         List<String> peers = peersOf(ring).stream()
+                // A joining peer pulls from every owner itself: a repair with it meanwhile would send
+                // its share a second time (a wiped node got 652,000 of its 1,000,000 keys twice).
+                // It is repaired with once it holds data, as it is asked for or falls due.
+                .filter(peer -> membership.state(peer).holdsData())
                 .filter(peer -> now >= retryAfter.getOrDefault(peer, 0L))
                 .filter(peer -> requested.contains(peer) || ledger.needsFullRepair(peer) || now >= dueOf(peer, now))
                 .sorted(Comparator.comparing((String peer) -> !requested.contains(peer) && !ledger.needsFullRepair(peer))

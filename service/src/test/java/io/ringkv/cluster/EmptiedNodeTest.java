@@ -20,6 +20,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.web.reactive.function.client.WebClient;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.ringkv.antientropy.AntiEntropy;
 
 import io.ringkv.replication.LastWriteWins;
 import io.ringkv.ring.ClusterMembership;
@@ -129,6 +130,50 @@ class EmptiedNodeTest {
                         .filter(key -> !back.stored(key).equals(newest(cluster.node(0).stored(key), cluster.node(1).stored(key))))
                         .toList();
                 assertThat(differing).as("keys whose newest version the rebuilt store lacks").isEmpty();
+            }
+        }
+    }
+
+    /**
+     * Its peers leave the emptied node to its own pull: no anti-entropy repair with it starts while
+     * it is JOINING (one would send its share a second time), however often they fall due.
+     */
+    @Test
+    void itsPeersDoNotRepairWithItWhileItPulls() throws IOException {
+        try (TestCluster cluster = TestCluster.start(3, dataRoot, Map.of("ringkv.repair.interval", "1s"))) {
+            for (int i = 0; i < KEYS; i++) {
+                cluster.client(0).put().uri("/v0/entity?id=key-" + i + "&replicas=3/3").bodyValue(("value " + i).getBytes())
+                        .exchange().expectStatus().isCreated();
+            }
+            TestNode emptied = cluster.node(2);
+            emptied.stop();
+            deleteRecursively(dataRoot.resolve("node2"));
+
+            // Slowed so that the pull takes seconds: several of the peers' repair rounds fall due meanwhile.
+            long restarted = System.currentTimeMillis();
+            try (TestNode back = emptied.withSettings(Map.of("ringkv.repair.rate", "2KB")).startJoining()) {
+                var ownView = back.bean(ClusterMembership.class);
+                List<AntiEntropy> peers = List.of(cluster.node(0).bean(AntiEntropy.class), cluster.node(1).bean(AntiEntropy.class));
+                long polls = 0;
+                while (!ownView.state(back.url()).holdsData()) {
+                    for (AntiEntropy peer : peers) {
+                        var running = peer.status().running();
+                        assertThat(running == null ? null : running.peer()).as("a peer's repair running").isNotEqualTo(back.url());
+                        assertThat(peer.status().recent()).as("repairs with it since it restarted")
+                                .noneMatch(done -> done.peer().equals(back.url()) && done.startedMillis() >= restarted);
+                    }
+                    polls++;
+                    Thread.sleep(10);
+                }
+                assertThat(polls * 10).as("ms it pulled").isGreaterThan(3000);
+                // Once it holds data, the repairs with it come back.
+                for (AntiEntropy peer : peers) {
+                    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() ->
+                            peer.status().recent().stream().anyMatch(done -> done.peer().equals(back.url()) && done.startedMillis() >= restarted));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
             }
         }
     }
