@@ -101,6 +101,16 @@ rebuild_third() { # log [think_ms]
   mb_s=$(awk -v b="$pulled_bytes" -v ms="$pulled_ms" 'BEGIN { printf "%.1f", b / 1e6 / (ms > 0 ? ms : 1) * 1000 }')
 }
 
+# The answers not 2xx the first two nodes gave clients since they started, one "status=count" a
+# line, from their ringkv_client_requests_seconds_count: wrk's summary counts them, not which they were.
+answers_not_2xx() {
+  local url
+  for url in "${urls[0]}" "${urls[1]}"; do curl -fs --max-time 5 "$url/actuator/prometheus" || true; done |
+    awk '/^ringkv_client_requests_seconds_count/ && match($0, /status="[0-9]+"/) {
+           code = substr($0, RSTART + 8, 3); if (code !~ /^2/) n[code] += $NF }
+         END { for (code in n) printf "%s=%d\n", code, n[code] }' | sort
+}
+
 step "the third node wiped and rebuilt with no load: the machine's own rate"
 rebuild_third "$run_dir/logs/cluster-${ports[2]}-rebuilt-quiet.log"
 idle_mb_s=$mb_s idle_bytes=$pulled_bytes idle_ms=$pulled_ms idle_cpu_s=$cpu_s idle_ready_s=$ready_s
@@ -130,9 +140,15 @@ ycsb_collect
 quiet_rate=$(awk -v n="$ops" -v s="$DURATION" 'BEGIN { printf "%.0f", n / s }') quiet_p99=$p99 quiet_p50=$p50 quiet_bad=$not2xx
 
 step "the third node wiped and rebuilt under workload b, paced"
+refused_before=$(answers_not_2xx)
 rebuild_third "$run_dir/logs/cluster-${ports[2]}-rebuilt.log" "$think_ms"
 ycsb_interrupt
 ycsb_collect
+refused_during=$(printf '%s\n--\n%s\n' "$refused_before" "$(answers_not_2xx)" | awk -F= '
+  /^--$/ { after = 1; next }
+  NF == 2 { if (after) now[$1] = $2; else before[$1] = $2 }
+  END { for (code in now) if (now[code] > before[code]) { out = out sep code " x" now[code] - before[code]; sep = ", " }
+        print (out == "" ? "none" : out) }')
 during_rate=$(awk -v n="$ops" -v s="$ready_s" 'BEGIN { printf "%.0f", n / s }')
 ratio=$(awk -v d="$p99" -v q="$quiet_p99" 'BEGIN { printf "%.2f", (q > 0 ? d / q : 0) }')
 finished=1
@@ -146,7 +162,7 @@ finished=1
   echo "| rebuild under B: pulled | $pulled_keys keys, $(mib "$pulled_bytes") MiB in $(awk -v ms="$pulled_ms" 'BEGIN { printf "%.1f", ms / 1000 }') s: **$mb_s MB/s**, $cpu_s CPU s on the nodes; ready $ready_s s after its start | ≥ 50 MB/s |"
   echo "| B saturated (closed loop, 2 of 3 nodes) | $saturated ops/s | |"
   echo "| B paced, quiet: ops/s, p50 / p99 ms, not 2xx | $quiet_rate, $quiet_p50 / $quiet_p99, $quiet_bad ($think_ms ms between requests) | half of saturation |"
-  echo "| B paced, during the rebuild: ops/s, p50 / p99 ms, not 2xx | $during_rate, $p50 / $p99, $not2xx | none refused |"
+  echo "| B paced, during the rebuild: ops/s, p50 / p99 ms, not 2xx (the nodes' count by status) | $during_rate, $p50 / $p99, $not2xx ($refused_during) | none refused |"
   echo "| p99 during ÷ quiet | **$ratio×** | ≤ 2× |"
   echo
   echo "command: $(printf '%q ' env KEYS="$KEYS" VALUE_BYTES="$VALUE_BYTES" CONNECTIONS="$CONNECTIONS" PROBE="$PROBE" \
