@@ -524,12 +524,24 @@ class PeerProtocolTest {
     }
 
     /** Answers the batch messages as a node of protocol version 1 would: a type it does not know. */
+    /** A peer that does not know RECORD_SCAN refuses it in a way the caller takes for an older peer, and walks key by key. */
+    @Test
+    void aPeerThatDoesNotKnowARecordScanIsTakenForAnOlderOne() {
+        server(tcp -> tcp.doOnChannelInit((observer, channel, address) ->
+                channel.pipeline().addAfter("ringkv.frames", "version-1", new VersionOnePeer())));
+        store.put(bytes("k"), Record.value(1, bytes("v")));
+        PeerClient client = client();
+        assertThatThrownBy(() -> client.recordScan(new long[] {Long.MIN_VALUE, Long.MAX_VALUE}).collectList().block(WAIT))
+                .satisfies(error -> assertThat(RemoteReplica.speaksOlderProtocol(error)).isTrue());
+        assertThat(client.read(bytes("k")).block(WAIT)).as("the connection goes on").contains(Record.value(1, bytes("v")));
+    }
+
     private static final class VersionOnePeer extends io.netty.channel.ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(io.netty.channel.ChannelHandlerContext context, Object message) {
             ByteBuf frame = (ByteBuf) message;
             byte type = frame.getByte(frame.readerIndex());
-            if (type == Wire.WRITE_BATCH || type == Wire.READ_BATCH) {
+            if (type == Wire.WRITE_BATCH || type == Wire.READ_BATCH || type == Wire.RECORD_SCAN) {
                 int id = frame.getInt(frame.readerIndex() + 1);
                 frame.release();
                 context.writeAndFlush(Wire.error(context.alloc(), id, Wire.ErrorCode.UNKNOWN_MESSAGE, "not in version 1"));
