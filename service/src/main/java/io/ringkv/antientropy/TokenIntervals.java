@@ -2,7 +2,6 @@ package io.ringkv.antientropy;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -10,6 +9,7 @@ import java.util.function.Predicate;
 
 import io.ringkv.ring.HashRing;
 import io.ringkv.ring.TokenRange.Interval;
+import io.ringkv.ring.TokenIntervalSet;
 import io.ringkv.ring.TokenRange;
 
 /**
@@ -108,17 +108,7 @@ public final class TokenIntervals {
     public static List<Interval> coalesce(Collection<TokenRange> ranges) {
         List<Interval> intervals = new ArrayList<>();
         ranges.forEach(range -> intervals.addAll(range.intervals()));
-        intervals.sort(Comparator.comparingLong(Interval::low));
-        List<Interval> merged = new ArrayList<>();
-        for (Interval next : intervals) {
-            Interval last = merged.isEmpty() ? null : merged.get(merged.size() - 1);
-            if (last != null && (last.high() == Long.MAX_VALUE || next.low() <= last.high() + 1)) {
-                merged.set(merged.size() - 1, new Interval(last.low(), Math.max(last.high(), next.high())));
-            } else {
-                merged.add(next);
-            }
-        }
-        return merged;
+        return TokenIntervalSet.merge(intervals);
     }
 
     /** Splits an interval into at most {@code parts} consecutive ones of (nearly) equal width. */

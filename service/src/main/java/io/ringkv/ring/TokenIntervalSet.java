@@ -1,7 +1,12 @@
 package io.ringkv.ring;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Comparator;
+import java.util.List;
+
+import io.ringkv.ring.TokenRange.Interval;
 
 /**
  * A set of tokens given as inclusive intervals (low, high, low, high, ..., as the peer protocol
@@ -15,9 +20,9 @@ public final class TokenIntervalSet {
     private final long[] lows;
     private final long[] highs;
 
-    private TokenIntervalSet(long[] lows, long[] highs) {
-        this.lows = lows;
-        this.highs = highs;
+    private TokenIntervalSet(List<Interval> merged) {
+        lows = merged.stream().mapToLong(Interval::low).toArray();
+        highs = merged.stream().mapToLong(Interval::high).toArray();
     }
 
     /**
@@ -28,29 +33,30 @@ public final class TokenIntervalSet {
         if (bounds.length % 2 != 0) {
             throw new IllegalArgumentException("token intervals come in pairs: " + bounds.length + " bounds");
         }
-        long[][] pairs = new long[bounds.length / 2][];
-        for (int i = 0; i < pairs.length; i++) {
-            long low = bounds[2 * i];
-            long high = bounds[2 * i + 1];
-            if (low > high) {
-                throw new IllegalArgumentException("token interval [" + low + ", " + high + "] ends before it starts");
+        List<Interval> intervals = new ArrayList<>(bounds.length / 2);
+        for (int i = 0; i < bounds.length; i += 2) {
+            if (bounds[i] > bounds[i + 1]) {
+                throw new IllegalArgumentException("token interval [" + bounds[i] + ", " + bounds[i + 1] + "] ends before it starts");
             }
-            pairs[i] = new long[] {low, high};
+            intervals.add(new Interval(bounds[i], bounds[i + 1]));
         }
-        Arrays.sort(pairs, Comparator.comparingLong(pair -> pair[0]));
-        long[] lows = new long[pairs.length];
-        long[] highs = new long[pairs.length];
-        int merged = 0;
-        for (long[] pair : pairs) {
-            if (merged > 0 && (highs[merged - 1] == Long.MAX_VALUE || pair[0] <= highs[merged - 1] + 1)) {
-                highs[merged - 1] = Math.max(highs[merged - 1], pair[1]);
+        return new TokenIntervalSet(merge(intervals));
+    }
+
+    /** Sorted, non-overlapping intervals covering exactly the given ones (each low at most its high); adjacent ones merged. */
+    public static List<Interval> merge(Collection<Interval> intervals) {
+        List<Interval> sorted = new ArrayList<>(intervals);
+        sorted.sort(Comparator.comparingLong(Interval::low));
+        List<Interval> merged = new ArrayList<>();
+        for (Interval next : sorted) {
+            Interval last = merged.isEmpty() ? null : merged.getLast();
+            if (last != null && (last.high() == Long.MAX_VALUE || next.low() <= last.high() + 1)) {
+                merged.set(merged.size() - 1, new Interval(last.low(), Math.max(last.high(), next.high())));
             } else {
-                lows[merged] = pair[0];
-                highs[merged] = pair[1];
-                merged++;
+                merged.add(next);
             }
         }
-        return new TokenIntervalSet(Arrays.copyOf(lows, merged), Arrays.copyOf(highs, merged));
+        return merged;
     }
 
     public boolean contains(long token) {

@@ -269,9 +269,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             case Wire.RECORD_SCAN -> {
                 int credit = payload.readInt();
                 long[] bounds = Wire.readPairs(payload);
-                if (bounds.length / 2 > ServerSettings.MAX_INTERVALS) {
-                    send(error(id, Wire.ErrorCode.BAD_REQUEST, bounds.length / 2 + " intervals in one record scan (at most "
-                            + ServerSettings.MAX_INTERVALS + ")"));
+                if (refusedAsTooMany(id, bounds, "record scan")) {
                     return;
                 }
                 TokenIntervalSet intervals;
@@ -286,9 +284,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             }
             case Wire.DIGEST -> {
                 long[] intervals = Wire.readPairs(payload);
-                if (intervals.length / 2 > ServerSettings.MAX_INTERVALS) {
-                    send(error(id, Wire.ErrorCode.BAD_REQUEST, intervals.length / 2 + " intervals in one digest request (at most "
-                            + ServerSettings.MAX_INTERVALS + ")"));
+                if (refusedAsTooMany(id, intervals, "digest request")) {
                     return;
                 }
                 onStorage(id, () -> {
@@ -311,6 +307,16 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             default -> send(error(id, Wire.ErrorCode.UNKNOWN_MESSAGE,
                     "message type " + type + " is not in protocol version " + Wire.VERSION));
         }
+    }
+
+    /** Refuses a request of more than {@link ServerSettings#MAX_INTERVALS} token intervals; true if it did. */
+    private boolean refusedAsTooMany(int id, long[] bounds, String request) {
+        if (bounds.length / 2 <= ServerSettings.MAX_INTERVALS) {
+            return false;
+        }
+        send(error(id, Wire.ErrorCode.BAD_REQUEST, bounds.length / 2 + " intervals in one " + request + " (at most "
+                + ServerSettings.MAX_INTERVALS + ")"));
+        return true;
     }
 
     /** An answer to encode: frames are built on the event loop, whose buffer caches are its own. */
