@@ -115,6 +115,7 @@ public final class LocalReplica implements Replica {
      * Hands every record to the store's writer at once, so that they share its batches; completes
      * once all are stored. Background work, like {@link #readBatch}.
      */
+    @Override
     public Mono<Void> writeBatch(List<KeyedRecord> records) {
         return window.call(RecordBatch.valueBytes(records), ReplicaWindow.Lane.BACKGROUND, () -> {
             CompletableFuture<?>[] stored = new CompletableFuture<?>[records.size()];

@@ -115,6 +115,11 @@ public final class RemoteReplica implements Replica, AutoCloseable {
         return client.repaired(startedMillis);
     }
 
+    /** Asks the peer to take its snapshot for a backup ({@code io.ringkv.backup}); done once it is taken. */
+    public Mono<Void> snapshot(String backup) {
+        return client.snapshot(backup);
+    }
+
     /** Whether the breaker lets calls through now: background work leaves a peer that is down alone. */
     public boolean isAvailable() {
         return monitor.breakerState() != CircuitBreaker.State.OPEN;
@@ -159,6 +164,7 @@ public final class RemoteReplica implements Replica, AutoCloseable {
     }
 
     /** Stores the records on the peer in one call; outside the breaker. A peer of protocol version 1 gets them one by one. */
+    @Override
     public Mono<Void> writeBatch(List<KeyedRecord> records) {
         return window.call(RecordBatch.valueBytes(records), ReplicaWindow.Lane.BACKGROUND, () -> client.writeBatch(records))
                 .onErrorResume(RemoteReplica::speaksOlderProtocol, older -> Flux.fromIterable(records)

@@ -1,5 +1,6 @@
 package io.ringkv.replication;
 
+import java.util.List;
 import java.util.Optional;
 
 import io.ringkv.storage.KeyedRecord;
@@ -29,6 +30,12 @@ public interface Replica {
 
     /** Stores the record unless the replica already holds a newer version. Emits true once done. */
     Mono<Boolean> write(byte[] key, Record record);
+
+    /**
+     * Stores each record unless the replica already holds a newer version of its key; done once
+     * all are stored. At most a {@code RecordBatch}'s keys and bytes.
+     */
+    Mono<Void> writeBatch(List<KeyedRecord> records);
 
     /** The replica's records with {@code start <= key < end} (null end: all), tombstones included, in key order. */
     Flux<KeyedRecord> scan(byte[] start, byte[] end);

@@ -8,6 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import io.ringkv.overload.Throttle;
 import io.ringkv.peer.server.PeerService;
@@ -41,6 +42,7 @@ public final class ReplicaService implements PeerService {
     private final List<BiConsumer<String, PeerStatus>> statusListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<String>> heardFromListeners = new CopyOnWriteArrayList<>();
     private volatile BooleanSupplier withheld = () -> false;
+    private volatile Function<String, Optional<String>> snapshots = backup -> Optional.of("backups are not configured on this node");
 
     public ReplicaService(String name, RocksStore store, HybridClock clock, ClusterMembership membership,
             ReplicaHistory history, Throttle transfers) {
@@ -94,6 +96,19 @@ public final class ReplicaService implements PeerService {
             return CompletableFuture.failedFuture(new ClockSkewException(record.timestamp()));
         }
         return store.apply(key, record);
+    }
+
+    /**
+     * What takes this node's snapshot when a member asks for one ({@code io.ringkv.backup}): given
+     * the backup's id, empty once taken, else why not.
+     */
+    public void takeSnapshotsWith(Function<String, Optional<String>> snapshots) {
+        this.snapshots = snapshots;
+    }
+
+    @Override
+    public Optional<String> snapshot(String peer, String backup) {
+        return snapshots.apply(backup);
     }
 
     /** Hears what each peer tells about itself as it pings this node, before the answer is made. */

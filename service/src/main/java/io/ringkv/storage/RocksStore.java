@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Predicate;
 
+import org.rocksdb.Checkpoint;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.FlushOptions;
@@ -50,9 +51,9 @@ import org.rocksdb.RocksIterator;
  */
 public final class RocksStore implements AutoCloseable {
 
-    private static final byte[] RECORDS = "records".getBytes(StandardCharsets.UTF_8);
+    static final byte[] RECORDS = "records".getBytes(StandardCharsets.UTF_8);
     private static final byte[] TOMBSTONES_BY_TIME = "tombstones-by-time".getBytes(StandardCharsets.UTF_8);
-    private static final byte[] BY_TOKEN = "by-token".getBytes(StandardCharsets.UTF_8);
+    static final byte[] BY_TOKEN = "by-token".getBytes(StandardCharsets.UTF_8);
     private static final byte[] HINTS = "hints".getBytes(StandardCharsets.UTF_8);
     private static final byte[] META = "meta".getBytes(StandardCharsets.UTF_8);
     private static final byte[] NOTHING = new byte[0];
@@ -74,6 +75,7 @@ public final class RocksStore implements AutoCloseable {
     }
 
     private final StoreOptions options;
+    private final Path directory;
     private final RocksDB db;
     private final Families families;
     /** The records' family, which this class reads and writes itself. */
@@ -90,7 +92,7 @@ public final class RocksStore implements AutoCloseable {
 
     private RocksStore(StorageSettings settings, Comparator<Record> versionOrder) throws RocksDBException {
         options = new StoreOptions(settings);
-        Path directory = settings.directory();
+        directory = settings.directory();
         List<byte[]> existing = existingColumnFamilies(directory);
         List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
         descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, options.records()));
@@ -278,6 +280,33 @@ public final class RocksStore implements AutoCloseable {
             }
             return null;
         });
+    }
+
+    /**
+     * Writes a consistent copy of the whole store into {@code directory}, which must not exist yet:
+     * RocksDB's checkpoint, which flushes the memtables and hard-links the table files (on the same
+     * file system; it copies them elsewhere). Writes go on meanwhile; the copy holds every write
+     * committed before it began. Blocking. For backups ({@code io.ringkv.backup}).
+     */
+    public void checkpoint(Path directory) {
+        guarded(() -> {
+            try (Checkpoint checkpoint = Checkpoint.create(db)) {
+                checkpoint.createCheckpoint(directory.toString());
+            }
+            return null;
+        });
+    }
+
+    /**
+     * The store's identity: RocksDB's {@code IDENTITY}, made with the store, so a wiped and
+     * refilled data directory has a new one (its table file numbers start again). Blocking.
+     */
+    public String identity() {
+        try {
+            return Files.readString(directory.resolve("IDENTITY"), StandardCharsets.UTF_8).trim();
+        } catch (java.io.IOException e) {
+            throw new StorageException("cannot read the store's identity in " + directory + ": " + e.getMessage(), e);
+        }
     }
 
     /** Flushes the memtables and compacts everything now. */

@@ -45,7 +45,7 @@ public final class TokenIndex {
         return ByteBuffer.allocate(9).put((byte) (record.tombstone() ? 1 : 0)).putLong(record.timestamp()).array();
     }
 
-    private static Record versionRecord(byte[] version) {
+    static Record versionRecord(byte[] version) {
         ByteBuffer buffer = ByteBuffer.wrap(version);
         boolean tombstone = buffer.get() == 1;
         long timestamp = buffer.getLong();

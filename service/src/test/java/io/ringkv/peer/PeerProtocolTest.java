@@ -368,6 +368,24 @@ class PeerProtocolTest {
         assertThat(store.repairedBy).hasValue(CLIENT);
     }
 
+    /** A member's SNAPSHOT reaches the service with the backup's id; its refusal comes back as the call's error, and only to members. */
+    @Test
+    void aSnapshotIsAskedOfTheServiceAndItsRefusalReachesTheCaller() {
+        server();
+        PeerClient client = client();
+
+        client.snapshot("2026-11-29T16-31-05Z").block(WAIT);
+        assertThat(store.snapshotsAsked).containsExactly(CLIENT + " 2026-11-29T16-31-05Z");
+
+        store.snapshotRefusal = "backup 2026-11-29T16-31-05Z is still uploading";
+        assertThatThrownBy(() -> client.snapshot("2026-11-29T16-31-06Z").block(WAIT)).hasMessageContaining("still uploading");
+
+        store.snapshotRefusal = null;
+        store.members.remove(CLIENT);
+        assertThatThrownBy(() -> client.snapshot("2026-11-29T16-31-07Z").block(WAIT)).hasMessageContaining("not a member");
+        assertThat(store.snapshotsAsked).hasSize(2);
+    }
+
     /** Repair's batches: one frame stores many records; one answer reads many, in the order asked, absent keys skipped. */
     @Test
     void batchesOfRecordsGoInOneFrameEach() {
@@ -743,6 +761,8 @@ class PeerProtocolTest {
         final AtomicReference<PeerStatus> heard = new AtomicReference<>();
         final AtomicReference<String> heardFrom = new AtomicReference<>();
         final AtomicReference<String> repairedBy = new AtomicReference<>();
+        final java.util.List<String> snapshotsAsked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        volatile String snapshotRefusal;
         volatile Duration transferPace = Duration.ZERO;
         final AtomicLong pacedBytes = new AtomicLong();
 
@@ -868,6 +888,12 @@ class PeerProtocolTest {
 
         {
             members.add(CLIENT);
+        }
+
+        @Override
+        public Optional<String> snapshot(String peer, String backup) {
+            snapshotsAsked.add(peer + " " + backup);
+            return Optional.ofNullable(snapshotRefusal);
         }
 
         @Override

@@ -151,6 +151,11 @@ class CoordinatorReadTest {
         }
 
         @Override
+        public Mono<Void> writeBatch(List<KeyedRecord> records) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public Flux<KeyedRecord> scan(byte[] start, byte[] end) {
             return Flux.empty();
         }

@@ -111,6 +111,11 @@ class PlacementTest {
         }
 
         @Override
+        public Mono<Void> writeBatch(List<KeyedRecord> records) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public Flux<KeyedRecord> scan(byte[] start, byte[] end) {
             throw new UnsupportedOperationException();
         }

@@ -88,6 +88,11 @@ public final class PeerClient implements AutoCloseable {
         return call(connection -> connection.repaired(startedMillis));
     }
 
+    /** Asks the peer to take its snapshot for a backup; done once it is taken (it uploads afterwards). */
+    public Mono<Void> snapshot(String backup) {
+        return call(connection -> connection.snapshot(backup));
+    }
+
     /** The peer's digests (hash, keys, hash, keys, ...) of token intervals (low, high, low, high, ...). */
     public Mono<long[]> digest(long[] intervals) {
         return call(connection -> connection.digest(intervals));

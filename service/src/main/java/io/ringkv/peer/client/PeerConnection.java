@@ -147,6 +147,12 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
                 .then();
     }
 
+    /** Asks the peer to take its snapshot for a backup; done once it is taken (it uploads afterwards). */
+    Mono<Void> snapshot(String backup) {
+        return Mono.<Boolean>create(sink -> request(sink, rangeWorkTimeout, id -> Wire.snapshot(channel.alloc(), id, backup),
+                PeerConnection::done)).then();
+    }
+
     /** Tells the peer this node's status; what its answer tells about it (an older peer's tells nothing). */
     Mono<PeerStatus> ping(PeerStatus own) {
         return Mono.create(sink -> request(sink, id -> Wire.ping(channel.alloc(), id, own), (type, payload) -> {

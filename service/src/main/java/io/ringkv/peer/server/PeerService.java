@@ -71,6 +71,14 @@ public interface PeerService {
     RecordCursor openTokenIntervals(TokenIntervalSet intervals);
 
     /**
+     * A member asked this node to take its snapshot for a backup ({@code io.ringkv.backup}) and
+     * upload it in the background. Blocking: returns once the snapshot is taken.
+     *
+     * @return empty once it is taken, else why not (no backup store configured, one under way)
+     */
+    Optional<String> snapshot(String peer, String backup);
+
+    /**
      * How long to hold these bytes of records a peer's transfer (a repair, a join's pull) asked
      * for before sending them: the pace of this node's own background transfers, which its
      * clients' latency sets. The sender paces, as Cassandra's outbound stream throughput does:

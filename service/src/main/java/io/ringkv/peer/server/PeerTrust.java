@@ -10,7 +10,8 @@ import io.ringkv.peer.wire.Wire;
  * <p>Knowing the secret lets a peer read, as a repair or a join does: reads change nothing. What
  * changes this node's state needs a member: a write (a replica's write, a hint delivered, data
  * handed over), a REPAIRED (the repair ledger, and through it the tombstone purge cutoff), and
- * the state and purge horizon a PING tells (a horizon past the last repair marks the store left).
+ * the state and purge horizon a PING tells (a horizon past the last repair marks the store left),
+ * and a SNAPSHOT (it writes to the backup store and takes the node's disk and network).
  * A PING from a name not on the ring is still answered, as a sign of life: a pod that a scale-up
  * just started pings the others before their next discovery round puts it on their rings; what
  * it told is not heard. Plain Java.
@@ -35,7 +36,7 @@ final class PeerTrust {
         }
         return switch (type) {
             case Wire.PING -> Decision.ANSWER_ONLY;
-            case Wire.WRITE, Wire.WRITE_BATCH, Wire.REPAIRED -> Decision.REFUSE;
+            case Wire.WRITE, Wire.WRITE_BATCH, Wire.REPAIRED, Wire.SNAPSHOT -> Decision.REFUSE;
             default -> Decision.SERVE;
         };
     }

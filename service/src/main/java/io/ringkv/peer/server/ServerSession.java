@@ -261,6 +261,12 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
                             + " ms, later than this node's clock allows"));
                 }
             }
+            case Wire.SNAPSHOT -> {
+                String backup = Wire.readText(payload);
+                onStorage(id, () -> service.snapshot(peerName, backup)
+                        .<Answer>map(refusal -> error(id, Wire.ErrorCode.BAD_REQUEST, refusal))
+                        .orElse(allocator -> Wire.empty(allocator, Wire.DONE, id)));
+            }
             case Wire.TOKEN_SCAN -> {
                 long low = payload.readLong();
                 long high = payload.readLong();

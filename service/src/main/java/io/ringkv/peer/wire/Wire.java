@@ -98,6 +98,12 @@ public final class Wire {
      * caller then compares key by key.
      */
     public static final byte RECORD_SCAN = 0x1B;
+    /**
+     * A backup's id (UTF-8, the rest of the frame): take this node's snapshot for it and upload it
+     * in the background. Answer: DONE once the snapshot is taken, or ERROR saying why not (backups
+     * not configured, one under way). A peer that does not know it answers UNKNOWN_MESSAGE.
+     */
+    public static final byte SNAPSHOT = 0x1C;
 
     // Answers, from the replica.
     public static final byte RECORD = 0x20;
@@ -281,6 +287,13 @@ public final class Wire {
     public static ByteBuf repaired(ByteBufAllocator allocator, int id, long startedMillis) {
         ByteBuf frame = begin(allocator, REPAIRED, id, 8);
         frame.writeLong(startedMillis);
+        return seal(frame);
+    }
+
+    public static ByteBuf snapshot(ByteBufAllocator allocator, int id, String backup) {
+        byte[] text = backup.getBytes(StandardCharsets.UTF_8);
+        ByteBuf frame = begin(allocator, SNAPSHOT, id, text.length);
+        frame.writeBytes(text);
         return seal(frame);
     }
 

@@ -10,7 +10,7 @@ import io.ringkv.peer.wire.Wire;
 class PeerTrustTest {
 
     private static final byte[] ALL = {Wire.READ, Wire.WRITE, Wire.WRITE_BATCH, Wire.READ_BATCH, Wire.PING, Wire.SCAN,
-            Wire.REPAIRED, Wire.TOKEN_SCAN, Wire.DIGEST, Wire.CREDIT, Wire.CANCEL};
+            Wire.REPAIRED, Wire.TOKEN_SCAN, Wire.DIGEST, Wire.CREDIT, Wire.CANCEL, Wire.RECORD_SCAN, Wire.SNAPSHOT};
 
     @Test
     void aMemberIsServedEverything() {
@@ -24,6 +24,7 @@ class PeerTrustTest {
         assertThat(PeerTrust.decide(Wire.WRITE, false)).isEqualTo(Decision.REFUSE);
         assertThat(PeerTrust.decide(Wire.WRITE_BATCH, false)).isEqualTo(Decision.REFUSE);
         assertThat(PeerTrust.decide(Wire.REPAIRED, false)).isEqualTo(Decision.REFUSE);
+        assertThat(PeerTrust.decide(Wire.SNAPSHOT, false)).as("a snapshot writes to the backup store").isEqualTo(Decision.REFUSE);
         assertThat(PeerTrust.decide(Wire.PING, false)).isEqualTo(Decision.ANSWER_ONLY);
     }
 
