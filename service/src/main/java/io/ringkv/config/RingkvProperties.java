@@ -43,6 +43,7 @@ import jakarta.validation.constraints.PositiveOrZero;
  * @param overload      how many requests a node works on at once
  * @param startup       what a node does before it reports ready
  * @param shutdown      what a node does when told to stop, before it stops taking requests
+ * @param backup        where backups go, how fast, and how many are kept
  * @param eventLoops    the threads that serve the public API and the peers (never blocked); unset:
  *                      one per processor the JVM sees. Reactor Netty's own default, at least 4,
  *                      cost a 3-node cluster on 2 cores a fifth of its throughput in context
@@ -64,6 +65,7 @@ public record RingkvProperties(
         @DefaultValue @Valid Overload overload,
         @DefaultValue @Valid Startup startup,
         @DefaultValue @Valid Shutdown shutdown,
+        @DefaultValue @Valid Backup backup,
         @Positive Integer eventLoops) {
 
     static final String DATA_DIR = "ringkv.data-dir";
@@ -357,6 +359,37 @@ public record RingkvProperties(
      *               them a discovery round or two; 0: only on request
      */
     public record Cleanup(@DefaultValue("10m") @PositiveOrZero Duration settle) {
+    }
+
+    /**
+     * @param target     where backups go: {@code s3://bucket/prefix} (an S3-compatible object store;
+     *                   credentials from the AWS SDK's usual places, such as {@code AWS_ACCESS_KEY_ID}
+     *                   and {@code AWS_SECRET_ACCESS_KEY}) or {@code file:///path} (a mounted volume);
+     *                   unset: no backups, and {@code /actuator/backup} says so
+     * @param endpoint   the object store's URL when it is not AWS S3 itself (path-style requests)
+     * @param region     the object store's region
+     * @param rate       bytes per second a node uploads its snapshot at, at most
+     * @param keep       complete backups kept; older ones, and the table files only they use, are removed
+     * @param stagingDir where a node's snapshot waits for its upload, and a restore's download;
+     *                   on the data volume, so that a snapshot is hard links, not a copy; unset:
+     *                   {@code backup-staging} in the data directory
+     */
+    public record Backup(URI target, URI endpoint, @DefaultValue("us-east-1") String region,
+            @DefaultValue("32MB") @Positive DataSize rate, @DefaultValue("7") @Positive int keep, Path stagingDir) {
+
+        public Backup {
+            if (target != null && !"s3".equals(target.getScheme()) && !"file".equals(target.getScheme())) {
+                throw new InvalidSettingException("ringkv.backup.target", "must be s3://bucket/prefix or file:///path, got " + target);
+            }
+            if (target != null && "s3".equals(target.getScheme()) && (target.getHost() == null || target.getHost().isEmpty())) {
+                throw new InvalidSettingException("ringkv.backup.target", "names no bucket: " + target);
+            }
+        }
+
+        /** Where snapshots wait: {@link #stagingDir}, or {@code backup-staging} in the data directory. */
+        public Path stagingIn(Path dataDir) {
+            return stagingDir != null ? stagingDir : dataDir.resolve("backup-staging");
+        }
     }
 
     /**

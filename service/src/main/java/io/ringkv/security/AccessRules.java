@@ -78,9 +78,13 @@ public final class AccessRules {
             new Rule("GET", "/actuator/metrics/**", Access.READ),
             new Rule("GET", "/actuator/repair", Access.READ),
             new Rule("GET", "/actuator/cleanup", Access.READ),
-            // Start work across the cluster (repair) or drop data (cleanup).
+            new Rule("GET", "/actuator/backup", Access.READ),
+            new Rule("GET", "/actuator/restore", Access.READ),
+            // Start work across the cluster (repair, a backup), drop data (cleanup) or overwrite it (restore).
             new Rule("POST", "/actuator/repair", Access.ADMIN),
-            new Rule("POST", "/actuator/cleanup", Access.ADMIN));
+            new Rule("POST", "/actuator/cleanup", Access.ADMIN),
+            new Rule("POST", "/actuator/backup", Access.ADMIN),
+            new Rule("POST", "/actuator/restore", Access.ADMIN));
 
     private AccessRules() {
     }
