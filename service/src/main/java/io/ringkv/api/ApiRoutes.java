@@ -3,6 +3,7 @@ package io.ringkv.api;
 import static org.springframework.web.reactive.function.server.RequestPredicates.path;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -23,6 +24,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.reactive.function.server.support.RouterFunctionMapping;
 
 import io.ringkv.antientropy.AntiEntropy;
+import io.ringkv.backup.Restore;
 import io.ringkv.handover.DataMovement;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.health.Readiness;
@@ -91,10 +93,12 @@ public class ApiRoutes {
     @Bean
     RouterFunction<ServerResponse> publicApi(Settings settings, Coordinator coordinator, ClusterMembership membership,
             PeerMonitors monitors, ObjectProvider<DnsDiscovery> discovery, PeerServer peerServer, AdmissionControl admission,
-            ClientRequestMetrics metrics, AntiEntropy antiEntropy, DataMovement dataMovement, Readiness readiness) {
+            ClientRequestMetrics metrics, AntiEntropy antiEntropy, DataMovement dataMovement, Readiness readiness,
+            ObjectProvider<Restore> restore) {
         var entities = new EntityHandler(coordinator, admission, settings.maxValueBytes(), settings.bodyTimeout());
+        Restore restores = restore.getIfAvailable();
         var cluster = new ClusterHandler(membership, monitors, discovery.getIfAvailable(), peerServer.port(), antiEntropy,
-                dataMovement);
+                dataMovement, restores == null ? Optional::empty : restores::progress);
         var routes = new Routes(admission, metrics);
         return RouterFunctions.route()
                 .GET("/v0/entity", routes.api("get", entities::get))

@@ -2,6 +2,8 @@ package io.ringkv.api;
 
 import java.net.URI;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
 
 import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.server.ServerRequest;
@@ -9,6 +11,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 
 import io.ringkv.antientropy.AntiEntropy;
 import io.ringkv.antientropy.RepairProgress;
+import io.ringkv.backup.Progress;
 import io.ringkv.handover.DataMovement;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.health.PeerState;
@@ -32,9 +35,10 @@ final class ClusterHandler {
      * {@code clusterPort}: where this node answers peers (they learn it from {@code /v0/cluster/self}).
      * {@code repair}: the repair this node runs now, with its progress; null if none.
      * {@code movement}: the data this node moves now as it joins (pull) or leaves (push); null if none.
+     * {@code restore}: the restore of a backup this node runs, or ran last, with its progress; null if none.
      */
     public record ClusterView(String self, int clusterPort, long version, boolean known, List<Member> members,
-            RepairProgress.Snapshot repair, RepairProgress.Snapshot movement) {
+            RepairProgress.Snapshot repair, RepairProgress.Snapshot movement, Progress restore) {
     }
 
     /** What {@link NodeInfoClient} reads: the node's name on the ring and the port it answers peers on. */
@@ -47,10 +51,15 @@ final class ClusterHandler {
     private final int clusterPort;
     private final AntiEntropy antiEntropy;
     private final DataMovement dataMovement;
+    private final Supplier<Optional<Progress>> restore;
 
-    /** @param discovery null with a static peer list */
+    /**
+     * @param discovery null with a static peer list
+     * @param restore   this node's restore of a backup, if it ran one
+     */
     ClusterHandler(ClusterMembership membership, PeerMonitors monitors, DnsDiscovery discovery, int clusterPort,
-            AntiEntropy antiEntropy, DataMovement dataMovement) {
+            AntiEntropy antiEntropy, DataMovement dataMovement, Supplier<Optional<Progress>> restore) {
+        this.restore = restore;
         this.antiEntropy = antiEntropy;
         this.dataMovement = dataMovement;
         this.membership = membership;
@@ -73,7 +82,7 @@ final class ClusterHandler {
                 .toList();
         return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(new ClusterView(membership.self(), clusterPort, view.version(), membership.isKnown(), members,
-                        antiEntropy.status().running(), dataMovement.running()));
+                        antiEntropy.status().running(), dataMovement.running(), restore.get().orElse(null)));
     }
 
     /** Where discovery last found the member, or else the host of its name. */
