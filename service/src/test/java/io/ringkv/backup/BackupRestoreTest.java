@@ -36,7 +36,7 @@ import reactor.core.scheduler.Schedulers;
  */
 class BackupRestoreTest {
 
-    private static final int KEYS = 1500;
+    private static final int KEYS = 600;
 
     @TempDir
     Path root;
@@ -109,6 +109,9 @@ class BackupRestoreTest {
             awaitComplete(cluster.node(0), newer);
         }
         try (TestCluster restored = TestCluster.start(3, root.resolve("new"), settings)) {
+            refusedWithWhy(restored.node(0), Map.of("from", "../../etc"), 400, "not a backup id");
+            refusedWithWhy(restored.node(0), Map.of("from", "2020-01-01T00-00-00Z"), 400, "no backup 2020-01-01T00-00-00Z");
+            refusedWithWhy(restored.node(0), Map.of("from", newer, "asOf", "yesterday"), 400, "not an ISO-8601 instant");
             restored.node(0).client().post().uri("/actuator/restore").contentType(MediaType.APPLICATION_JSON)
                     .bodyValue(Map.of("from", newer, "asOf", between.toString())).exchange().expectStatus().isEqualTo(HttpStatus.ACCEPTED);
             awaitRestored(restored.node(0));
@@ -119,6 +122,20 @@ class BackupRestoreTest {
                         .block(Duration.ofSeconds(10));
                 assertThat(answer).as(key).isEqualTo(value.map(v -> "200 " + v).orElse("404 "));
             });
+        }
+    }
+
+    private static void refusedWithWhy(TestNode node, Map<String, String> request, int status, String why) {
+        node.client().post().uri("/actuator/restore").contentType(MediaType.APPLICATION_JSON).bodyValue(request).exchange()
+                .expectStatus().isEqualTo(status).expectBody(String.class).value(body -> assertThat(body).contains(why));
+    }
+
+    @Test
+    void withoutABackupStoreBothEndpointsSaySo() {
+        try (TestCluster node = TestCluster.start(1, root.resolve("alone"))) {
+            node.node(0).client().post().uri("/actuator/backup").exchange().expectStatus().isEqualTo(HttpStatus.CONFLICT)
+                    .expectBody(String.class).value(body -> assertThat(body).contains("ringkv.backup.target"));
+            refusedWithWhy(node.node(0), Map.of("from", "2020-01-01T00-00-00Z"), 409, "ringkv.backup.target");
         }
     }
 

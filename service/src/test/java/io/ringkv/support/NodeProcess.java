@@ -11,7 +11,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
 
@@ -26,14 +28,17 @@ public final class NodeProcess implements AutoCloseable {
     private final List<String> command;
     private final Path log;
     private final int port;
+    /** Variables added to the node's environment, as a pod's env gives them (credentials). */
+    private final Map<String, String> environment;
     private Process process;
     /** From a stop (SIGTERM, SIGKILL) until it serves again. */
     private volatile boolean stopping;
 
-    private NodeProcess(List<String> command, Path log, int port) {
+    private NodeProcess(List<String> command, Path log, int port, Map<String, String> environment) {
         this.command = command;
         this.log = log;
         this.port = port;
+        this.environment = environment;
     }
 
     /** @param heap the -Xmx value in MiB, such as 256m (bin/node gives direct memory a quarter of it) */
@@ -48,7 +53,7 @@ public final class NodeProcess implements AutoCloseable {
         }
         List<String> command = new ArrayList<>(List.of(launcher, "--jar", jar, "--heap", heap, "--server.port=" + port));
         command.addAll(List.of(settings));
-        return new NodeProcess(command, log, port);
+        return new NodeProcess(command, log, port, Map.of());
     }
 
     /**
@@ -81,7 +86,14 @@ public final class NodeProcess implements AutoCloseable {
     public NodeProcess with(String... settings) {
         List<String> more = new ArrayList<>(command);
         more.addAll(List.of(settings));
-        return new NodeProcess(more, log, port);
+        return new NodeProcess(more, log, port, environment);
+    }
+
+    /** The same node with these variables in its environment too, not started. */
+    public NodeProcess withEnvironment(Map<String, String> variables) {
+        Map<String, String> more = new HashMap<>(environment);
+        more.putAll(variables);
+        return new NodeProcess(command, log, port, Map.copyOf(more));
     }
 
     public NodeProcess start() {
@@ -90,6 +102,7 @@ public final class NodeProcess implements AutoCloseable {
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
             // The JDK of the tests (bin/with-jdk takes JAVA_HOME when it is new enough).
             builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+            builder.environment().putAll(environment);
             process = builder.start();
             return this;
         } catch (IOException e) {
