@@ -16,11 +16,15 @@
 #   - k8s/ is the chart's current render (k8s/generate), builds with kustomize,
 #     also under an overlay with its own namespace and Secrets, and holds no secret;
 #   - the helm test script, run with k6 against a mock of the API;
+#   - backups and restores (backup.*, restore.*): the nodes' settings, the backup CronJob and the restore
+#     Job (helm/checks/contract/backup.py, with teeth), the values refused, and their k6 scripts
+#     (files/backup.js, files/restore.js, each beside the helpers it imports, files/actuator-client.js)
+#     run against a mock of the nodes' Actuator;
 #   - the loadtest Job's HTML report: kv.js with the Job's web dashboard settings against that mock,
 #     printed by the report container's script and decoded by the documented fetch command;
 #   - the monitoring objects (helm/checks/monitoring.sh).
 # The sections live in helm/checks/verify/ (renders.sh, loadtest.sh, k8s.sh,
-# hook-script.sh; report.sh counts the checks), with the values files they render.
+# hook-script.sh, backup.sh; report.sh counts the checks), with the values files they render.
 #
 # Usage: helm/verify.sh
 #   HELM=/path/to/helm   helm binary (default: `helm` from PATH)
@@ -50,6 +54,8 @@ source "$VERIFY/loadtest.sh"
 source "$VERIFY/k8s.sh"
 # shellcheck source=SCRIPTDIR/checks/verify/hook-script.sh
 source "$VERIFY/hook-script.sh"
+# shellcheck source=SCRIPTDIR/checks/verify/backup.sh
+source "$VERIFY/backup.sh"
 
 # HELM, PYTHON (with PyYAML), KUBECTL and K6_BIN, or exit 2 with what is missing.
 find_tools() {
@@ -83,6 +89,7 @@ check_lint() {
   must_succeed "helm lint --strict (non-default values)" "$HELM" lint --strict "$CHART" --set "$CUSTOM_SET"
   must_fail "helm lint rejects replicaCount=-1" "schema" "$HELM" lint --strict "$CHART" --set replicaCount=-1
   must_succeed "helm lint --strict (loadtest enabled)" "$HELM" lint --strict "$CHART" --set loadtest.enabled=true,loadtest.fill=init
+  must_succeed "helm lint --strict (backups on a schedule, a restore)" "$HELM" lint --strict "$CHART" -f "$VERIFY/values-backup.yaml"
   run_checker schema-coverage "$CHART/values.yaml" "$CHART/values.schema.json"
   run_checker image-heap "$ROOT/Dockerfile" "$CHART/values.yaml"
 }
@@ -146,8 +153,10 @@ main() {
   check_renders
   check_no_internal_endpoints
   check_loadtest
+  check_backup
   check_k8s
   check_hook_script
+  check_backup_scripts
   check_loadtest_report
   check_kubeconform
   check_monitoring

@@ -2,13 +2,15 @@
 """Checks of the chart's monitoring objects (metrics.*) in renders made by monitoring.sh.
 
   monitoring.py off RENDER            none of the objects without their flags
-  monitoring.py on RENDER NAMESPACE PERSISTENCE(true|false) REPLICAS
+  monitoring.py on RENDER NAMESPACE PERSISTENCE(true|false) REPLICAS [BACKUP(true|false)]
                                       all three flags on: the objects and how they fit together
+                                      (BACKUP: backup.schedule set, so RingkvBackupStale too)
   monitoring.py names-test            the metric-name extraction finds what it must
 
 Every query must parse as PromQL and use only metric names the nodes export
-(exported-metrics.txt, captured from real nodes) or that Prometheus and the kubelet
-make (FROM_ELSEWHERE). Prints "PASS<TAB>name" / "FAIL<TAB>name<TAB>detail" lines.
+(exported-metrics.txt, captured from real nodes; NEWER_THAN_CAPTURE, read from the code that
+registers them) or that Prometheus and the kubelet make (FROM_ELSEWHERE). Prints
+"PASS<TAB>name" / "FAIL<TAB>name<TAB>detail" lines.
 """
 import json
 import os
@@ -24,6 +26,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FROM_ELSEWHERE = {"up", "kubelet_volume_stats_available_bytes", "kubelet_volume_stats_capacity_bytes"}
 # Grafana's variables, replaced by what Grafana puts there before the query can parse.
 GRAFANA_VARS = {"$__rate_interval": "1m", "$namespace": "ns", "$job": "job", "$pod": ".*"}
+# Metrics the nodes register since exported-metrics.txt was captured: Prometheus name -> (the
+# source file, relative to the repository, and the Micrometer name and base unit it must register).
+# Move them to exported-metrics.txt with its next capture.
+NEWER_THAN_CAPTURE = {
+    "ringkv_backup_last_success_seconds":
+        ("service/src/main/java/io/ringkv/backup/BackupMetrics.java", 'Gauge.builder("ringkv.backup.last.success"', '.baseUnit("seconds")'),
+}
 MONITORING_KINDS = {("monitoring.coreos.com/v1", "ServiceMonitor"), ("monitoring.coreos.com/v1", "PrometheusRule")}
 
 OUT = []
@@ -40,7 +49,18 @@ def load(path):
 
 def exported():
     with open(os.path.join(HERE, "exported-metrics.txt")) as f:
-        return {line.strip() for line in f if line.strip() and not line.startswith("#")}
+        return {line.strip() for line in f if line.strip() and not line.startswith("#")} | set(NEWER_THAN_CAPTURE)
+
+
+def registered(name):
+    """Whether the source file NEWER_THAN_CAPTURE names for a metric registers it, with its unit."""
+    path, *needles = NEWER_THAN_CAPTURE[name]
+    try:
+        with open(os.path.join(HERE, "..", "..", path)) as f:
+            source = re.sub(r"\s+", "", f.read())
+    except OSError:
+        return False
+    return all(re.sub(r"\s+", "", n) in source for n in needles)
 
 
 def selectors(expr):
@@ -94,7 +114,7 @@ def off(render):
           not any(n.endswith(("-metrics", "-dashboard")) for n in names), names)
 
 
-def on(render, namespace, persistence, replicas):
+def on(render, namespace, persistence, replicas, backup=False):
     docs = load(render)
     known = exported() | FROM_ELSEWHERE
     sts = by_kind(docs, "StatefulSet")[0]
@@ -134,6 +154,8 @@ def on(render, namespace, persistence, replicas):
     expected = {"RingkvNodeDown", "RingkvNodesMissing", "RingkvBreakerOpen", "RingkvNotEnoughReplicas"}
     if persistence:
         expected.add("RingkvDiskNearlyFull")
+    if backup:
+        expected.add("RingkvBackupStale")
     check("alerts: " + ", ".join(sorted(expected)), set(alerts) == expected, sorted(alerts))
     errors = parse_errors(r["expr"] for r in alerts.values())
     check("every alert expression parses as PromQL", not errors, errors)
@@ -153,6 +175,14 @@ def on(render, namespace, persistence, replicas):
               f'data-{sts["metadata"]["name"]}-[0-9]+' in alerts["RingkvDiskNearlyFull"]["expr"]
               and any(t["metadata"]["name"] == "data" for t in sts["spec"]["volumeClaimTemplates"]),
               alerts["RingkvDiskNearlyFull"]["expr"])
+
+    if backup and "RingkvBackupStale" in alerts and not errors:
+        stale = alerts["RingkvBackupStale"]
+        check("RingkvBackupStale watches every node's last snapshot, from its start when none since",
+              metric_names(stale["expr"]) == {"ringkv_backup_last_success_seconds", "process_start_time_seconds"}
+              and re.search(r"> \d+$", stale["expr"].strip()), stale["expr"])
+        check("RingkvBackupStale points at its runbook (docs/operations.md#ringkvbackupstale)",
+              stale.get("annotations", {}).get("runbook") == "docs/operations.md#ringkvbackupstale", stale.get("annotations"))
 
     maps = [c for c in by_kind(docs, "ConfigMap") if c["metadata"]["name"].endswith("-dashboard")]
     check("on: one dashboard ConfigMap with the sidecar label",
@@ -195,6 +225,8 @@ def names_test():
     check("names: vector(0) and time() are no metrics", metric_names("(count(up == 1) or vector(0)) < time()") == {"up"})
     check("names: labels are not metric names", metric_names('max by (peer) (c{peer="p", job="j"})') == {"c"})
     check("names: a query that does not parse is reported", parse_errors(["sum(rate(x[5m])"]) != [])
+    for name in NEWER_THAN_CAPTURE:
+        check(f"names: {name} is registered by {NEWER_THAN_CAPTURE[name][0]}", registered(name))
 
 
 def main():
@@ -203,7 +235,7 @@ def main():
         off(sys.argv[2])
     elif cmd == "on":
         render, namespace, persistence, replicas = sys.argv[2:6]
-        on(render, namespace, persistence == "true", int(replicas))
+        on(render, namespace, persistence == "true", int(replicas), sys.argv[6:7] == ["true"])
     else:
         names_test()
     for ok, name, detail in OUT:

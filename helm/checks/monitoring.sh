@@ -44,11 +44,15 @@ report <"$WORK/out"
 render kv -n db "${all_on[@]}" --set replicaCount=5 --set persistence.enabled=false >"$WORK/on2.yaml"
 "$PYTHON" "$HERE/monitoring.py" on "$WORK/on2.yaml" db false 5 >"$WORK/out" || true
 report <"$WORK/out"
+# With backups on a schedule: RingkvBackupStale too.
+render bk -n store "${all_on[@]}" --set backup.target=file:///backups,backup.schedule=@daily >"$WORK/on3.yaml"
+"$PYTHON" "$HERE/monitoring.py" on "$WORK/on3.yaml" store true 3 true >"$WORK/out" || true
+report <"$WORK/out"
 
 # The objects against the Prometheus Operator's own schemas: its CRDs come from the Go module
 # proxy (e2e/monitoring-crds.sh), so this needs go.
 if command -v go >/dev/null 2>&1; then
-  "$HERE/../../e2e/monitoring-crds.sh" validate "$WORK/on.yaml" "$WORK/on2.yaml" >"$WORK/out" 2>&1 || FAILED=1
+  "$HERE/../../e2e/monitoring-crds.sh" validate "$WORK/on.yaml" "$WORK/on2.yaml" "$WORK/on3.yaml" >"$WORK/out" 2>&1 || FAILED=1
   report <"$WORK/out"
 else
   printf '  SKIP  %s\n' "ServiceMonitor and PrometheusRule against the operator's CRDs (needs go)"
@@ -97,7 +101,7 @@ report <"$WORK/out"
 
 # The schema refuses what Prometheus would: a duration that is none, an unknown key.
 for bad in metrics.serviceMonitor.interval=30 metrics.prometheusRule.nodeDown.for=soon metrics.dashboard.sidecar=true \
-    metrics.prometheusRule.diskNearlyFull.freePercent=0; do
+    metrics.prometheusRule.diskNearlyFull.freePercent=0 backup.alertAfter=2days; do
   if render r --set "$bad" >/dev/null 2>&1; then printf '  FAIL  %s\n' "schema rejects $bad"; FAILED=1
   else printf '  PASS  %s\n' "schema rejects $bad"; fi
 done

@@ -14,14 +14,21 @@
   python3 -m contract report-part FILE env|script DIR  prints the loadtest report's k6 settings or script,
                                                        its directory moved to DIR
   python3 -m contract report-html FILE                 the fetched loadtest report is k6's, with charts
+  python3 -m contract backup FILE EXPECT_JSON          the backup CronJob, restore Job and nodes' backup settings
+  python3 -m contract backup-teeth FILE EXPECT_JSON    the backup checks fail on broken copies of a render
+  python3 -m contract backup-scripts FILE COMPONENT DIR
+                                                       writes the files of the ConfigMap of COMPONENT (backup,
+                                                       restore) into DIR, as its pod has them in /scripts
+  python3 -m contract restore-jobname FILE             prints the restore Job's name (or nothing)
 
-EXPECT_JSON holds what differs from the default render's expectation (expect.py). The checks print
+EXPECT_JSON holds what differs from the default render's expectation (expect.py; backup.py's DEFAULT for
+backup and backup-teeth). The checks print
 "PASS<TAB>name" / "FAIL<TAB>name<TAB>detail" lines.
 """
 import sys
 import traceback
 
-from . import expect, hooktest, loadtest, memory, rbac, secret, teeth, values_schema
+from . import backup, expect, hooktest, loadtest, memory, rbac, secret, teeth, values_schema
 from .manifests import load
 from .render import render_checks
 from .report import check, printed
@@ -41,9 +48,12 @@ CHECKS = {
     "schema-coverage": values_schema.schema_coverage,
     "image-heap": memory.image_heap,
     "report-html": loadtest.report_html,
+    "backup": _render(backup.backup_checks, backup.DEFAULT),
+    "backup-teeth": _render(backup.backup_teeth, backup.DEFAULT),
 }
 # Modes that print what verify.sh asked for instead of checks.
-PRINTS = {"jobname": loadtest.job_name, "hook-script": hooktest.hook_script, "report-part": loadtest.report_part}
+PRINTS = {"jobname": loadtest.job_name, "hook-script": hooktest.hook_script, "report-part": loadtest.report_part,
+          "backup-scripts": backup.scripts, "restore-jobname": backup.job_name}
 
 
 def main(argv):
