@@ -118,21 +118,7 @@ log "rebuilt with no load: $(mib "$idle_bytes") MiB in $idle_ms ms, $idle_mb_s M
 
 # Through the first two nodes only, from the quiet run on: the third is away during the rebuild.
 served=("${urls[0]}" "${urls[1]}" "${urls[0]}")
-step "workload b, closed loop, for $PROBE s: its saturation rate"
-ycsb_start saturation ringkv "$REPLICAS" b "$PROBE" "${served[@]}"
-ycsb_collect
-saturated=$(awk -v n="$ops" -v s="$PROBE" 'BEGIN { printf "%.0f", n / s }')
-# 3 x CONNECTIONS connections, each a round trip (rtt) and a pause (think) per request, make
-# 3 x CONNECTIONS / (rtt + think) requests a second. Half of saturation needs rtt + think =
-# 2 x 3 x CONNECTIONS / saturated; the round trip at that rate is measured with a first guess.
-cycle_ms=$(awk -v r="$saturated" -v c="$CONNECTIONS" 'BEGIN { printf "%.2f", 2 * 3 * c * 1000 / (r > 0 ? r : 1) }')
-guess_ms=$(awk -v t="$cycle_ms" 'BEGIN { printf "%.1f", t * 0.8 }')
-step "workload b, paced with $guess_ms ms between requests, for $CALIBRATE s: its round trip at about half"
-THINK_MS=$guess_ms ycsb_start calibration ringkv "$REPLICAS" b "$CALIBRATE" "${served[@]}"
-ycsb_collect
-think_ms=$(awk -v n="$ops" -v s="$CALIBRATE" -v c="$CONNECTIONS" -v g="$guess_ms" -v t="$cycle_ms" \
-  'BEGIN { rtt = n > 0 ? 3 * c * 1000 * s / n - g : 0; think = t - rtt; printf "%.1f", (think > 0 ? think : 0) }')
-log "saturation: $saturated ops/s (p99 $p99 ms); pacing each connection with $think_ms ms between requests"
+ycsb_half_saturation "$REPLICAS" "${served[@]}"
 
 step "workload b, paced, for $DURATION s: quiet"
 THINK_MS=$think_ms ycsb_start quiet ringkv "$REPLICAS" b "$DURATION" "${served[@]}"
