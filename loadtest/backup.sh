@@ -27,7 +27,7 @@ LOG_NAME=backup
 . bin/lib/common.sh
 . loadtest/lib/targets.sh # start_server, stop_all, rss_sampler, apt_install
 . loadtest/lib/jar.sh     # find_jar, random_secret
-. loadtest/lib/bulk.sh    # begin_run, start_ringkv_nodes, load, tally, merged_percentiles
+. loadtest/lib/bulk.sh    # begin_run, load_fresh_cluster, start_ringkv_nodes, merged_percentiles
 . loadtest/lib/ycsb.sh    # ycsb_start, ycsb_interrupt, ycsb_collect, ycsb_half_saturation
 
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
@@ -67,14 +67,7 @@ s3 -X PUT "$s3_endpoint/ringkv" -o /dev/null
 read -ra node_args <<<"--ringkv.backup.target=s3://ringkv/bench --ringkv.backup.endpoint=$s3_endpoint $NODE_ARGS"
 rss_sampler & sampler_pid=$!
 
-step "three fresh ringkv nodes on 127.0.0.1:${ports[0]}..${ports[2]}"
-start_ringkv_nodes cluster "${ports[@]}"
-step "loading $KEYS keys of $VALUE_BYTES B"
-load cluster ringkv "${urls[@]}"
-tally cluster 201
-log "loaded in $load_seconds s; not 201: $bad_codes; socket errors: $sock"
-step "settling for $SETTLE s"
-sleep "$SETTLE"
+load_fresh_cluster "${ports[@]}"
 
 ycsb_half_saturation "$REPLICAS" "${urls[@]}"
 step "workload b, paced, for $DURATION s: quiet"

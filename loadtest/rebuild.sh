@@ -32,7 +32,7 @@ LOG_NAME=rebuild
 . bin/lib/common.sh
 . loadtest/lib/targets.sh # start_server, stop_all, rss_sampler, apt_install
 . loadtest/lib/jar.sh     # find_jar, random_secret
-. loadtest/lib/bulk.sh    # begin_run, start_ringkv_nodes, start_ringkv_node, load, tally, merged_percentiles
+. loadtest/lib/bulk.sh    # begin_run, load_fresh_cluster, start_ringkv_node, merged_percentiles
 . loadtest/lib/ycsb.sh    # ycsb_start, ycsb_interrupt, ycsb_collect
 . loadtest/lib/cpu.sh     # cpu_ticks
 
@@ -62,14 +62,7 @@ secret=$(random_secret)
 read -ra node_args <<<"$NODE_ARGS"
 rss_sampler & sampler_pid=$!
 
-step "three fresh ringkv nodes on 127.0.0.1:${ports[0]}..${ports[2]}"
-start_ringkv_nodes cluster "${ports[@]}"
-step "loading $KEYS keys of $VALUE_BYTES B"
-load cluster ringkv "${urls[@]}"
-tally cluster 201
-log "loaded in $load_seconds s; not 201: $bad_codes; socket errors: $sock"
-step "settling for $SETTLE s"
-sleep "$SETTLE"
+load_fresh_cluster "${ports[@]}"
 
 # The third node stopped, its data deleted, started again (log $1) while a paced B runs through the
 # first two if $2 is set (it is stopped once the node is ready); waits until the node is ready, which

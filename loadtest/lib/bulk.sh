@@ -56,6 +56,20 @@ start_ringkv_node() { # target port log
     ${ringkv_peers:+--ringkv.cluster.peers="$ringkv_peers"} --ringkv.cluster.secret="$secret" "${node_args[@]}"
 }
 
+# Three fresh nodes on the ports (the target "cluster"), KEYS records of VALUE_BYTES loaded through
+# them, then SETTLE seconds for their compactions: where loadtest/rebuild.sh and backup.sh begin.
+# Uses the caller's step function.
+load_fresh_cluster() { # port port port
+  step "three fresh ringkv nodes on 127.0.0.1:$1..$3"
+  start_ringkv_nodes cluster "$@"
+  step "loading $KEYS keys of $VALUE_BYTES B"
+  load cluster ringkv "${urls[@]}"
+  tally cluster 201
+  log "loaded in $load_seconds s; not 201: $bad_codes; socket errors: $sock"
+  step "settling for $SETTLE s"
+  sleep "$SETTLE"
+}
+
 mib() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
 
 # ---- the load -------------------------------------------------------------------------------------------
