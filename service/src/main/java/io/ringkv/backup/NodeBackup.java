@@ -23,6 +23,7 @@ import java.util.zip.CheckedInputStream;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.util.FileSystemUtils;
 
 import io.ringkv.overload.Throttle;
 import io.ringkv.storage.CheckpointReader;
@@ -98,8 +99,8 @@ public final class NodeBackup implements AutoCloseable {
             return Optional.of("not a backup id: " + id);
         }
         JobProgress running = current;
-        if (running != null && running.snapshot().running()) {
-            return Optional.of("backup " + running.snapshot().job() + " is still uploading on " + self);
+        if (running != null && running.running()) {
+            return Optional.of("backup " + running.job() + " is still uploading on " + self);
         }
         JobProgress job = new JobProgress(id, "snapshot", clock);
         current = job;
@@ -219,14 +220,10 @@ public final class NodeBackup implements AutoCloseable {
         }
     }
 
+    /** Deletes a checkpoint or a download; one that cannot be deleted is logged, not thrown: the next run clears it. */
     static void deleteTree(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
+        try {
+            FileSystemUtils.deleteRecursively(root);
         } catch (IOException e) {
             log.warn("could not delete {}: {}", root, e.toString());
         }

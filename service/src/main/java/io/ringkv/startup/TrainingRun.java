@@ -6,16 +6,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Stream;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.util.FileSystemUtils;
 
 import io.netty.buffer.Unpooled;
 import io.ringkv.peer.wire.Handshake;
@@ -78,7 +77,7 @@ public final class TrainingRun {
                     Duration.ofNanos(System.nanoTime() - started).toSeconds());
         } finally {
             nodes.forEach(ConfigurableApplicationContext::close);
-            deleteRecursively(data);
+            FileSystemUtils.deleteRecursively(data);
         }
     }
 
@@ -134,14 +133,6 @@ public final class TrainingRun {
         } finally {
             for (ServerSocket socket : sockets) {
                 socket.close();
-            }
-        }
-    }
-
-    private static void deleteRecursively(Path directory) throws IOException {
-        try (Stream<Path> paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
             }
         }
     }

@@ -3,21 +3,19 @@ package io.ringkv.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.util.FileSystemUtils;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.antientropy.AntiEntropy;
@@ -56,7 +54,7 @@ class EmptiedNodeTest {
             }
             TestNode emptied = cluster.node(2);
             emptied.stop();
-            deleteRecursively(dataRoot.resolve("node2"));
+            assertThat(FileSystemUtils.deleteRecursively(dataRoot.resolve("node2"))).as("deleted").isTrue();
 
             // Slowed so that the pull of about 10 KB takes seconds.
             try (TestNode back = emptied.withSettings(Map.of("ringkv.repair.rate", "2KB")).startJoining()) {
@@ -111,7 +109,7 @@ class EmptiedNodeTest {
                     .blockLast(Duration.ofSeconds(60));
             TestNode emptied = cluster.node(2);
             emptied.stop();
-            deleteRecursively(dataRoot.resolve("node2"));
+            assertThat(FileSystemUtils.deleteRecursively(dataRoot.resolve("node2"))).as("deleted").isTrue();
 
             // Slowed so that the pull of about 400 KB takes seconds, while the writes below land.
             try (TestNode back = emptied.withSettings(Map.of("ringkv.repair.rate", "64KB")).startJoining()) {
@@ -147,7 +145,7 @@ class EmptiedNodeTest {
             }
             TestNode emptied = cluster.node(2);
             emptied.stop();
-            deleteRecursively(dataRoot.resolve("node2"));
+            assertThat(FileSystemUtils.deleteRecursively(dataRoot.resolve("node2"))).as("deleted").isTrue();
 
             // Slowed so that the pull takes seconds: several of the peers' repair rounds fall due meanwhile.
             long restarted = System.currentTimeMillis();
@@ -183,13 +181,5 @@ class EmptiedNodeTest {
             return one.isPresent() ? one : other;
         }
         return LastWriteWins.ORDER.compare(one.get(), other.get()) >= 0 ? one : other;
-    }
-
-    private static void deleteRecursively(Path root) throws IOException {
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
     }
 }

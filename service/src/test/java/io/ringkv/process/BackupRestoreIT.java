@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,11 +23,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.util.FileSystemUtils;
 
 import io.ringkv.peer.client.PeerClient;
 import io.ringkv.ring.HashRing;
@@ -134,7 +133,7 @@ class BackupRestoreIT {
             node.terminate(Duration.ofSeconds(60));
         }
         nodes.removeAll(old);
-        deleteRecursively(dir.resolve("old"));
+        assertThat(FileSystemUtils.deleteRecursively(dir.resolve("old"))).as("deleted").isTrue();
 
         List<NodeProcess> restored = start(5, "new", backupSettings);
         NodeProcess restorer = restored.getFirst();
@@ -283,14 +282,6 @@ class BackupRestoreIT {
             throw new AssertionError("no " + pattern + " in " + json);
         }
         return matcher.group(1);
-    }
-
-    private static void deleteRecursively(Path root) throws IOException {
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
     }
 
     private static String key(int i) {

@@ -8,19 +8,17 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.util.FileSystemUtils;
 
 import io.ringkv.storage.Record;
 import io.ringkv.support.NodeProcess;
@@ -61,7 +59,7 @@ class WipedNodeIT {
 
         NodeProcess wiped = nodes.get(2);
         wiped.terminate(Duration.ofSeconds(60));
-        deleteRecursively(dir.resolve("data2"));
+        assertThat(FileSystemUtils.deleteRecursively(dir.resolve("data2"))).as("deleted").isTrue();
         wiped = wiped.with("--ringkv.repair.rate=" + PULL_RATE);
         nodes.set(2, wiped);
         long started = System.nanoTime();
@@ -140,14 +138,6 @@ class WipedNodeIT {
                     .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()));
         } catch (IOException e) {
             return Optional.empty();
-        }
-    }
-
-    private static void deleteRecursively(Path root) throws IOException {
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
         }
     }
 }
