@@ -25,6 +25,15 @@ final class JobProgress {
         this.startedMillis = clock.getAsLong();
     }
 
+    String job() {
+        return job;
+    }
+
+    /** Not finished yet: a second job of its kind is refused meanwhile. */
+    boolean running() {
+        return finishedMillis == 0;
+    }
+
     void phase(String now) {
         phase = now;
     }

@@ -103,8 +103,8 @@ public final class Restore implements AutoCloseable {
      */
     public synchronized Progress start(String from, Optional<Instant> asOf) throws IOException {
         JobProgress running = current;
-        if (running != null && running.snapshot().running()) {
-            throw new IllegalStateException("a restore of " + running.snapshot().job() + " is under way on this node");
+        if (running != null && running.running()) {
+            throw new IllegalStateException("a restore of " + running.job() + " is under way on this node");
         }
         if (!BackupLayout.isId(from)) {
             throw new IllegalArgumentException("not a backup id: " + from);
