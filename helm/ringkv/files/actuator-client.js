@@ -29,6 +29,18 @@ export function json(res) {
   }
 }
 
+// The pauses of a poll: returns a function that gives 1 s, then twice the last, up to pollSeconds
+// (each poll its own), so that a small backup or restore is seen done within seconds and a long one
+// is asked about every pollSeconds.
+export function growingPauses(pollSeconds) {
+  let next = Math.min(1, pollSeconds);
+  return () => {
+    const pause = next;
+    next = Math.min(next * 2, pollSeconds);
+    return pause;
+  };
+}
+
 // The answer's status and body (or k6's error) for a log line.
 export function answer(res) {
   return `${res.status} ${res.body || res.error || ''}`.trim();

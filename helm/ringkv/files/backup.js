@@ -7,10 +7,10 @@
 // within TIMEOUT_SECONDS: the Job succeeds for a complete backup only.
 // NODES: the nodes' management URLs, comma-separated, in order; RINGKV_TOKEN: a token of role admin,
 // or empty (security off); SSL_CERT_FILE (read by k6 itself): the nodes' CA; TIMEOUT_SECONDS (900);
-// POLL_SECONDS (10).
+// POLL_SECONDS (10: the longest pause between two polls, which begin 1 s apart and double).
 import http from 'k6/http';
 import { sleep } from 'k6';
-import { answer, fail, headers, json, urls } from './actuator-client.js';
+import { answer, fail, growingPauses, headers, json, urls } from './actuator-client.js';
 
 const nodes = urls(__ENV.NODES);
 const timeoutSeconds = Number(__ENV.TIMEOUT_SECONDS || 900);
@@ -55,6 +55,7 @@ export default function () {
   }
   console.log(`backup ${id} began on ${node}, members ${JSON.stringify(started.members || [])}; waiting until it is complete`);
   const deadline = Date.now() + timeoutSeconds * 1000;
+  const nextPause = growingPauses(pollSeconds);
   for (;;) {
     const res = http.get(`${node}/actuator/backup`, { headers, timeout: '60s' });
     const report = res.status === 200 ? json(res) : null;
@@ -76,6 +77,6 @@ export default function () {
       fail(`backup ${id} is not complete after ${timeoutSeconds}s (backup.timeoutSeconds)`
         + (entry ? `: no snapshot of ${JSON.stringify(entry.missing)} stored` : ''));
     }
-    sleep(pollSeconds);
+    sleep(nextPause());
   }
 }

@@ -11,10 +11,11 @@
 // STATUS_URLS: every node's client URL, comma-separated; MANAGEMENT_URL: node 0's management URL;
 // FROM: the backup id; AS_OF: an ISO-8601 instant, or empty; ATTEMPTS (3); RINGKV_TOKEN: a token of
 // role admin, or empty (security off); SSL_CERT_FILE (read by k6 itself): the nodes' CA;
-// DEADLINE_SECONDS (7200); POLL_SECONDS (10).
+// DEADLINE_SECONDS (7200); POLL_SECONDS (10: the longest pause between two polls, which begin 1 s
+// apart and double).
 import http from 'k6/http';
 import { sleep } from 'k6';
-import { answer, fail, headers, json, urls } from './actuator-client.js';
+import { answer, fail, growingPauses, headers, json, urls } from './actuator-client.js';
 
 const statusUrls = urls(__ENV.STATUS_URLS);
 const management = __ENV.MANAGEMENT_URL || '';
@@ -34,12 +35,14 @@ export const options = {
 
 const deadline = Date.now() + deadlineSeconds * 1000;
 
-function pause(what) {
+// Waits the next of nextPause's pauses; fails after DEADLINE_SECONDS.
+function pause(what, nextPause) {
   if (Date.now() >= deadline) fail(`${what}: still not there after ${deadlineSeconds}s`);
-  sleep(pollSeconds);
+  sleep(nextPause());
 }
 
 function waitForNodes() {
+  const nextPause = growingPauses(pollSeconds);
   for (;;) {
     const waiting = statusUrls.filter((url) => http.get(`${url}/v0/status`, { timeout: '10s' }).status !== 200);
     if (!waiting.length) {
@@ -47,7 +50,7 @@ function waitForNodes() {
       return;
     }
     console.log(`waiting for ${waiting.join(', ')} (GET /v0/status not 200 yet)`);
-    pause(`waiting for ${waiting.join(', ')}`);
+    pause(`waiting for ${waiting.join(', ')}`, nextPause);
   }
 }
 
@@ -70,8 +73,9 @@ function begin(attempt) {
 
 // Polls node 0 until the restore ends: returns null when it is done, or why not.
 function follow() {
+  const nextPause = growingPauses(pollSeconds);
   for (;;) {
-    pause(`restore of ${from}`);
+    pause(`restore of ${from}`, nextPause);
     const res = http.get(`${management}/actuator/restore`, { headers, timeout: '60s' });
     if (res.status !== 200) {
       console.log(`GET ${management}/actuator/restore -> ${answer(res)}`);
@@ -105,7 +109,7 @@ export default function () {
       return;
     }
     console.log(`restore attempt ${attempt}/${attempts} ended: ${why}`);
-    if (attempt < attempts) pause(`asking again for the restore of ${from}`);
+    if (attempt < attempts) pause(`asking again for the restore of ${from}`, () => pollSeconds);
   }
   fail(`restore of ${from} failed ${attempts} times; the last: ${why}`);
 }
