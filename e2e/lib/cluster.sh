@@ -67,3 +67,25 @@ scale_to() { # n how: helm upgrade --wait, or kubectl scale and wait for exactly
 statefulset_generation() { # changes with every change of the StatefulSet's spec (a rollout)
   k get statefulset "$RELEASE" -o jsonpath='{.metadata.generation}'
 }
+
+# kube-scheduler can leave a pod Unschedulable ("pod has unbound immediate PersistentVolumeClaims")
+# after its claim has been bound, until it retries such pods 5 minutes later (kubernetes/kubernetes
+# #125762; seen here when the 4 claims of a new release were provisioned at once). Such a pod has not
+# started: it is deleted, the StatefulSet makes it again, and the scheduler places that one at once.
+replace_pods_stuck_on_bound_claims() {
+  local pod
+  for pod in $(k get pods,pvc -l app.kubernetes.io/instance="$RELEASE" -o json | python3 -c '
+import json, sys
+items = json.load(sys.stdin)["items"]
+bound = {i["metadata"]["name"] for i in items
+         if i["kind"] == "PersistentVolumeClaim" and i.get("status", {}).get("phase") == "Bound"}
+for pod in (i for i in items if i["kind"] == "Pod"):
+    unscheduled = [c.get("message", "") for c in pod.get("status", {}).get("conditions", [])
+                   if c["type"] == "PodScheduled" and c["status"] == "False"]
+    claims = [v["persistentVolumeClaim"]["claimName"] for v in pod["spec"].get("volumes", []) if "persistentVolumeClaim" in v]
+    if unscheduled and "unbound immediate PersistentVolumeClaims" in unscheduled[0] and claims and all(c in bound for c in claims):
+        print(pod["metadata"]["name"])'); do
+    log "$pod is Unschedulable for an unbound claim, but its claim is Bound: deleted, so that it is scheduled now"
+    k delete pod "$pod" --wait=false >/dev/null
+  done
+}

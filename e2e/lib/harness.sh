@@ -7,7 +7,7 @@ STEP=""
 PF_PIDS=()   # port-forwards (lib/forward.sh)
 BG_PIDS=()   # other background jobs: the checker's load, kubectl logs -f
 WORK=""      # scratch directory of steps 7 and 8 (the checker's records and logs)
-NAMESPACE_CREATED=0
+NAMESPACES_CREATED=()  # removed by on_exit: the first release's, and the restored one's (step 12)
 
 log() { printf '[e2e %4ss] %s\n' "$((SECONDS - STEP_STARTED))" "$*"; }
 step_passed() { printf '==> PASS %s (%ss)\n' "$STEP" "$((SECONDS - STEP_STARTED))"; }

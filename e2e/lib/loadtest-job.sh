@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by e2e/run.sh: the chart's k6 loadtest Job (loadtest.enabled) as steps 9 and 10 run it:
+# Sourced by e2e/run.sh: the chart's k6 loadtest Job (loadtest.enabled) as steps 9 and 13 run it:
 # the mixed scenario at 2/3 over 1000 keys, which its init container fills first.
 
 LOADTEST_JOB=""  # the Job that enable_loadtest_job started

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Sourced by e2e/run.sh: step 9, the chart's k6 loadtest Job (lib/loadtest-job.sh).
+# Sourced by e2e/run.sh: step 13, the chart's k6 loadtest Job (lib/loadtest-job.sh), run against
+# the release restored in step 12 (so also a proof that a restored release serves).
 #
 #   k6_job_meets_thresholds   the Job fills 1000 keys, then runs mixed at 2/3 for 20 s at 50/s:
 #                             it completes with every threshold met (every GET finds its key,

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by e2e/run.sh: step 10, a rolling restart under load, a proof of "steady under restarts".
+# Sourced by e2e/run.sh: step 9, a rolling restart under load, a proof of "steady under restarts".
 #
 #   rolling_restart_under_k6   The chart's k6 Job (mixed, 2/3, $RESTART_RATE/s, every GET must
 #                              find its key; lib/loadtest-job.sh) runs while `kubectl rollout
@@ -63,7 +63,7 @@ rolling_restart_under_k6() {
     || fail "k6 made only $total requests, under 90 % of ${RESTART_RATE}/s for ${RESTART_LOAD_SECONDS}s"
   eventually 60 all_pods_see 3 || fail "after the rolling restart not every pod sees the 3 members: $LAST_VIEW"
 
-  # Off again, as in step 9: the Job and ConfigMap go, the StatefulSet is left as it is.
+  # Off again, as in step 13: the Job and ConfigMap go, the StatefulSet is left as it is.
   disable_loadtest_job
   [ "$(statefulset_generation)" = "$sts_generation" ] \
     || fail "disabling the load test after the restart changed the StatefulSet (a second rollout)"

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by e2e/run.sh: step 11, what an attacker on the network meets, with the chart's defaults.
+# Sourced by e2e/run.sh: step 10, what an attacker on the network meets, with the chart's defaults.
 #
 #   security_holds   the node runs as uid 10001 on a read-only root filesystem; an anonymous request
 #                    from another pod gets 401 (and the admin's 200 on the same path); the old HTTP

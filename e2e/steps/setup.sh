@@ -5,9 +5,10 @@
 #   build_and_load_images   (2) ringkv, a busybox (the security probe) and k6 (helm test, loadtest Job), loaded;
 #                               sets BUSYBOX_IMAGE and K6_IMAGE
 #   install_release         (3) the Prometheus Operator's CRDs, then helm install --wait, 3 replicas,
-#                               with the ServiceMonitor, PrometheusRule and dashboard, and the chart's
-#                               defaults: tokens, TLS, NetworkPolicy; then the admin token and the CA
-#                               (lib/credentials.sh)
+#                               with the ServiceMonitor, PrometheusRule and dashboard, backups to the
+#                               run's object store (steps/backup-restore.sh; no schedule yet), and the
+#                               chart's defaults: tokens, TLS, NetworkPolicy; then the admin token and
+#                               the CA (lib/credentials.sh)
 #   members_and_metrics     (4) every pod sees the 3 members by their stable names; helm test
 #                               passes; the metrics Service serves what the dashboard shows
 
@@ -31,7 +32,8 @@ install_release() {
   e2e/monitoring-crds.sh apply >/dev/null
   log "the Prometheus Operator's CRDs are established (ServiceMonitor, PrometheusRule)"
   kubectl create namespace "$NAMESPACE" >/dev/null
-  NAMESPACE_CREATED=1
+  NAMESPACES_CREATED+=("$NAMESPACE")
+  create_store_secret "$NAMESPACE"
   helm install "$RELEASE" helm/ringkv -n "$NAMESPACE" --wait --timeout 5m \
     --set fullnameOverride="$RELEASE" \
     --set replicaCount=3 \
@@ -41,7 +43,8 @@ install_release() {
     --set image.tag="$TAG" \
     --set volumePermissions.enabled=true \
     --set cluster.discoveryRefreshInterval=2s \
-    --set tests.image.repository="${K6_IMAGE%:*}" --set-string tests.image.tag="${K6_IMAGE##*:}" >/dev/null
+    --set tests.image.repository="${K6_IMAGE%:*}" --set-string tests.image.tag="${K6_IMAGE##*:}" \
+    "${BACKUP_VALUES[@]}" >/dev/null
   k get pods -o wide
   load_credentials
 }

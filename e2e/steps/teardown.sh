@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# Sourced by e2e/run.sh: the end of a run. Step 12 uninstalls the release; on_exit, the exit trap,
-# cleans up whatever the run started (background jobs, the scratch directory, a cordoned node, the
-# namespace, kube-local), also when it failed half-way, after showing what the cluster says.
+# Sourced by e2e/run.sh: the end of a run. The last step uninstalls the (restored) release; on_exit,
+# the exit trap, cleans up whatever the run started (background jobs, the scratch directory, a
+# cordoned node, the namespaces, the object store, kube-local), also when it failed half-way, after
+# showing what the cluster says.
 
 uninstall_release() {
   helm uninstall "$RELEASE" -n "$NAMESPACE" --wait --timeout 2m >/dev/null
@@ -21,19 +22,22 @@ show_what_failed() {
 }
 
 on_exit() {
-  local status=$? pid
+  local status=$? pid namespace release
   for pid in "${BG_PIDS[@]}" "${PF_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   [ -z "$WORK" ] || rm -rf "$WORK"
   [ -z "$CRED_DIR" ] || rm -rf "$CRED_DIR"
   uncordon_node_left_cordoned  # step 8 may have left the node cordoned
-  if [ $status -ne 0 ] && [ "$NAMESPACE_CREATED" = 1 ]; then
+  if [ $status -ne 0 ] && [ ${#NAMESPACES_CREATED[@]} -gt 0 ]; then
     show_what_failed
   fi
-  if [ "$NAMESPACE_CREATED" = 1 ]; then
-    echo "==> cleaning up namespace $NAMESPACE"
-    helm uninstall "$RELEASE" -n "$NAMESPACE" --wait --timeout 2m >/dev/null 2>&1 || true
-    kubectl delete namespace "$NAMESPACE" --wait=true --timeout=2m >/dev/null 2>&1 || true
-  fi
+  for namespace in "${NAMESPACES_CREATED[@]}"; do
+    echo "==> cleaning up namespace $namespace"
+    for release in $(helm list -n "$namespace" -q 2>/dev/null); do
+      helm uninstall "$release" -n "$namespace" --wait --timeout 2m >/dev/null 2>&1 || true
+    done
+    kubectl delete namespace "$namespace" --wait=true --timeout=2m >/dev/null 2>&1 || true
+  done
+  stop_object_store
   # down.sh is idempotent: it also undoes an up.sh that failed half-way.
   if [ "${KUBE_LOCAL:-}" = 1 ]; then
     echo "==> stopping kube-local"
