@@ -76,6 +76,7 @@ class FaultIT {
             assertThat(history.failures())
                     .as("requests not served through " + fault + " (but those to the stopping node that got no answer)").isEmpty();
         }
+        assertThat(history.acknowledged()).as("writes acknowledged around " + fault).isGreaterThan(1000);
         assertThat(history.lost(URI.create(nodes.get(0).url()))).as("acknowledged writes lost after " + fault).isEmpty();
         try (PeerTestClient peers = new PeerTestClient(TestNode.SECRET)) {
             List<Function<byte[], Optional<Record>>> copies = nodes.stream()
