@@ -23,6 +23,7 @@
 S3_PORT=${E2E_S3_PORT:-18333}                # its S3 port; it also takes the seven after it
 S3_BUCKET=ringkv-e2e
 S3_SECRET=ringkv-e2e-s3
+S3_ACCESS_KEY=ringkv S3_SECRET_KEY=ringkv-secret  # the identity bin/s3-server gives its server
 S3_DIR=""       # SeaweedFS's data and log (removed by on_exit)
 S3_ENDPOINT=""
 BACKUP_VALUES=()  # the chart's settings for the store (helm options); the namespace must hold $S3_SECRET
@@ -37,7 +38,7 @@ start_object_store() {
   S3_DIR=$(mktemp -d "${TMPDIR:-/tmp}/ringkv-e2e-s3.XXXXXX")
   S3_ENDPOINT=$(bin/s3-server start "$S3_DIR" "$S3_PORT" "$ip")
   # A bucket is made by a signed PUT, as on AWS (the store makes none on a first upload).
-  curl -fsS --aws-sigv4 "aws:amz:us-east-1:s3" --user ringkv:ringkv-secret -X PUT "$S3_ENDPOINT/$S3_BUCKET" >/dev/null \
+  curl -fsS --aws-sigv4 "aws:amz:us-east-1:s3" --user "$S3_ACCESS_KEY:$S3_SECRET_KEY" -X PUT "$S3_ENDPOINT/$S3_BUCKET" >/dev/null \
     || fail "could not create bucket $S3_BUCKET on $S3_ENDPOINT"
   BACKUP_VALUES=(--set "backup.target=s3://$S3_BUCKET/backups" --set "backup.endpoint=$S3_ENDPOINT"
     --set "backup.existingSecret=$S3_SECRET")
@@ -52,7 +53,7 @@ stop_object_store() {
 
 create_store_secret() { # namespace
   kubectl -n "$1" create secret generic "$S3_SECRET" \
-    --from-literal=AWS_ACCESS_KEY_ID=ringkv --from-literal=AWS_SECRET_ACCESS_KEY=ringkv-secret >/dev/null
+    --from-literal=AWS_ACCESS_KEY_ID="$S3_ACCESS_KEY" --from-literal=AWS_SECRET_ACCESS_KEY="$S3_SECRET_KEY" >/dev/null
 }
 
 backup_job_done() { # sets BACKUP_JOB to the CronJob's Job once there is one; true once it ended
@@ -110,14 +111,7 @@ restore_elsewhere() {
   create_store_secret "$NAMESPACE"
   # helm waits for the pods to be Ready and the restore Job to succeed; meanwhile a pod the scheduler
   # forgot (lib/cluster.sh) is replaced.
-  helm install "$RELEASE" helm/ringkv -n "$NAMESPACE" --wait --wait-for-jobs --timeout 5m \
-    --set fullnameOverride="$RELEASE" \
-    --set replicaCount="$RESTORED_REPLICAS" \
-    --set image.tag="$TAG" \
-    --set volumePermissions.enabled=true \
-    --set cluster.discoveryRefreshInterval=2s \
-    --set tests.image.repository="${K6_IMAGE%:*}" --set-string tests.image.tag="${K6_IMAGE##*:}" \
-    "${BACKUP_VALUES[@]}" --set restore.from="$BACKUP_ID" >/dev/null &
+  install_chart "$RESTORED_REPLICAS" --wait --wait-for-jobs --timeout 5m --set restore.from="$BACKUP_ID" &
   installing=$!
   BG_PIDS+=("$installing")
   while kill -0 "$installing" 2>/dev/null; do

@@ -34,19 +34,28 @@ install_release() {
   kubectl create namespace "$NAMESPACE" >/dev/null
   NAMESPACES_CREATED+=("$NAMESPACE")
   create_store_secret "$NAMESPACE"
-  helm install "$RELEASE" helm/ringkv -n "$NAMESPACE" --wait --timeout 5m \
-    --set fullnameOverride="$RELEASE" \
-    --set replicaCount=3 \
+  install_chart 3 --wait --timeout 5m \
     --set metrics.serviceMonitor.enabled=true \
     --set metrics.prometheusRule.enabled=true \
-    --set metrics.dashboard.enabled=true \
+    --set metrics.dashboard.enabled=true
+  k get pods -o wide
+  load_credentials
+}
+
+# helm install $RELEASE into $NAMESPACE (which holds the store's Secret) with what every release of
+# the run has: the image under test, kube-local's root-owned volumes made writable, quick discovery,
+# the k6 image for helm test and the chart's Jobs, and backups to the run's object store.
+install_chart() { # replicas [helm option...]
+  local replicas=$1
+  shift
+  helm install "$RELEASE" helm/ringkv -n "$NAMESPACE" \
+    --set fullnameOverride="$RELEASE" \
+    --set replicaCount="$replicas" \
     --set image.tag="$TAG" \
     --set volumePermissions.enabled=true \
     --set cluster.discoveryRefreshInterval=2s \
     --set tests.image.repository="${K6_IMAGE%:*}" --set-string tests.image.tag="${K6_IMAGE##*:}" \
-    "${BACKUP_VALUES[@]}" >/dev/null
-  k get pods -o wide
-  load_credentials
+    "${BACKUP_VALUES[@]}" "$@" >/dev/null
 }
 
 # What Prometheus would scrape: every pod behind the metrics Service, on its port "management".
