@@ -148,6 +148,20 @@ public final class AntiEntropy extends PeriodicTask {
         if (peer == null || !peer.isAvailable()) {
             return Mono.empty();
         }
+        // Its state as it answers now, not as last heard: a node back with an emptied store says
+        // JOINING from its first answer, but its peers may not have heard that yet (it may not even
+        // have been noticed down), and a repair with it would send it its share a second time.
+        return replicas.exchangeStates(name).flatMap(answered -> {
+            if (!answered) {
+                retryLater(name);
+                log.warn("repair with {} not started: it did not answer", name);
+                return Mono.empty();
+            }
+            return membership.state(name).holdsData() ? repair(peer, name, ring) : Mono.empty();
+        });
+    }
+
+    private Mono<Void> repair(RemoteReplica peer, String name, HashRing ring) {
         List<Interval> intervals = startingAtOwnPoint(sharedRanges(ring).byPeer().getOrDefault(name, List.of()), membership.self(),
                 ring.members());
         long started = clock.getAsLong();
@@ -171,9 +185,7 @@ public final class AntiEntropy extends PeriodicTask {
                 })
                 .onErrorResume(error -> {
                     progress.finished("failed: " + error.getMessage());
-                    long retry = clock.getAsLong() + Math.min(interval.toMillis(), RETRY.toMillis());
-                    due.put(name, retry);
-                    retryAfter.put(name, retry);
+                    retryLater(name);
                     log.warn("repair with {} failed, trying again later: {}", name, error.toString());
                     return Mono.empty();
                 })
@@ -181,6 +193,12 @@ public final class AntiEntropy extends PeriodicTask {
                     running = null;
                     remember(progress.snapshot());
                 });
+    }
+
+    private void retryLater(String peer) {
+        long retry = clock.getAsLong() + Math.min(interval.toMillis(), RETRY.toMillis());
+        due.put(peer, retry);
+        retryAfter.put(peer, retry);
     }
 
     private void remember(RepairProgress.Snapshot snapshot) {
