@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -81,6 +82,12 @@ public final class Hints extends PeriodicTask implements MissedWrites {
     private final Throttle throttle;
     private final Map<String, Target> targets = new ConcurrentHashMap<>();
     private final AtomicLong sequence = new AtomicLong();
+    /**
+     * The keys of the hints stored since this node started, until {@link #load} has counted those
+     * kept from before: the node takes writes meanwhile, and a hint it stored is counted already,
+     * so the load, which may find it in the store, skips it. Null once loaded.
+     */
+    private volatile Set<ByteBuffer> storedBeforeLoad = ConcurrentHashMap.newKeySet();
     private final Counter stored;
     private final Counter replayed;
     private final Counter dropped;
@@ -141,10 +148,15 @@ public final class Hints extends PeriodicTask implements MissedWrites {
             dropped.increment();
             return;
         }
+        byte[] hintKey = hintKey(peer, nextSequence());
+        Set<ByteBuffer> loading = storedBeforeLoad;
+        if (loading != null) {
+            loading.add(ByteBuffer.wrap(hintKey)); // before the put: a load that finds the hint knows it
+        }
         target.bytes.addAndGet(value.length);
         target.count.incrementAndGet();
         stored.increment();
-        store.put(hintKey(peer, nextSequence()), value).exceptionally(error -> {
+        store.put(hintKey, value).exceptionally(error -> {
             // Storage is full (or closing): the write this hint was for reaches the peer only
             // through a full repair, which must start after it.
             log.debug("a hint for {} could not be stored: {}", peer, error.toString());
@@ -214,10 +226,15 @@ public final class Hints extends PeriodicTask implements MissedWrites {
 
     /** Storage thread, at start: the hints kept from before a restart, and how old each peer's are. */
     private void load() {
+        Set<ByteBuffer> countedAlready = storedBeforeLoad;
+        Map<String, Long> kept = new TreeMap<>();
         byte[] after = null;
         for (List<byte[][]> page = store.page(new byte[0], null, PAGE); !page.isEmpty(); page = store.page(new byte[0], after, PAGE)) {
             for (byte[][] hint : page) {
                 byte[] key = hint[0];
+                if (countedAlready.remove(ByteBuffer.wrap(key))) {
+                    continue;
+                }
                 int separator = key.length - 9;
                 String peer = new String(key, 0, separator, StandardCharsets.UTF_8);
                 long millis = ByteBuffer.wrap(key, separator + 1, 8).getLong() >>> 20;
@@ -225,12 +242,13 @@ public final class Hints extends PeriodicTask implements MissedWrites {
                 target.oldestMillis = Math.min(target.oldestMillis, millis);
                 target.bytes.addAndGet(hint[1].length);
                 target.count.incrementAndGet();
+                kept.merge(peer, 1L, Long::sum);
             }
             after = page.get(page.size() - 1)[0];
         }
-        if (!targets.isEmpty()) {
-            log.info("{} hints kept from before the restart, for {}", targets.values().stream().mapToLong(t -> t.count.get()).sum(),
-                    targets.keySet());
+        storedBeforeLoad = null;
+        if (!kept.isEmpty()) {
+            log.info("hints kept from before the restart, by peer: {}", kept);
         }
     }
 
