@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Sourced by e2e/run.sh: step 8, a pod kept away on 5 pods, a proof of "steady under load".
 #
-#   pod_pending_on_five       3 -> 5 by kubectl scale, pending_pod_under_writes, then back to 3.
+#   pod_pending_on_five       On the 5 pods step 7 left: pending_pod_under_writes, then 5 -> 3 by
+#                             kubectl scale under writes (steps/scaling.sh: scale_down).
 #   pending_pod_under_writes  On 5 pods under the write checker's load (2/3), the node cordoned
 #                             and the highest pod deleted: its replacement stays Pending for
 #                             $PENDING_SECONDS. Every running pod's GET /v0/cluster must keep
@@ -174,13 +175,7 @@ pending_pod_under_writes() {
 }
 
 pod_pending_on_five() {
-  local t
-  t=$SECONDS
-  scale_to 5 kubectl
-  log "3 -> 5 by kubectl scale: 5 pods Ready after $((SECONDS - t))s"
+  eventually 60 pods_ready 5 || fail "step 8 needs the 5 Ready pods step 7 left: $(release_pods)"
   pending_pod_under_writes
-  t=$SECONDS
-  scale_to 3 kubectl
-  eventually 120 all_pods_see 3 || fail "after 5 -> 3 not every pod sees the 3 members: $LAST_VIEW"
-  log "5 -> 3 by kubectl scale: every pod sees the 3 members $((SECONDS - t))s later"
+  scale_down kubectl
 }

@@ -1,18 +1,17 @@
 # shellcheck shell=bash
-# Sourced by e2e/run.sh: step 7, scaling under a write load, checked Jepsen style (e2e/checker).
+# Sourced by e2e/run.sh: steps 7 and 8, scaling under a write load, checked Jepsen style (e2e/checker).
 #
-#   scale_up_and_down_twice   3 -> 5 -> 3 by helm upgrade, then again by kubectl scale, writing
-#                             at 2/3 all along: not one write fails (no 5xx, no timeout), after
-#                             each move every pod sees the new members (all NORMAL after a
-#                             scale-up), nothing acknowledged is lost (check)
-#                             and every key is on min(3, pods) pods (census); the leaving pods'
-#                             data-movement log lines are shown. Creates WORK (steps 7 and 8).
+#   scale_cycle_then_up       (7) 3 -> 5 -> 3 by helm upgrade, then 3 -> 5 by kubectl scale
+#   scale_down                (8, after the Pending pod on 5) 5 -> 3 by kubectl scale
+# Writing at 2/3 all along each move: not one write fails (no 5xx, no timeout), after each move
+# every pod sees the new members (all NORMAL after a scale-up), nothing acknowledged is lost (check)
+# and every key is on min(3, pods) pods (census); the leaving pods' data-movement log lines are
+# shown. Creates WORK (steps 7, 8 and 12).
 
-scale_cycle() { # how: helm or kubectl
-  local how=$1 t i forwards=() followers=()
+scale_up() { # how: helm or kubectl
+  local how=$1 t pid forwards=()
   forward "pod/$RELEASE-0"; W0=$BASE; forwards+=("$FWD_PID")
   forward "pod/$RELEASE-1"; W1=$BASE; forwards+=("$FWD_PID")
-
   t=$SECONDS
   start_load "$how-up" 0
   scale_to 5 "$how"
@@ -24,7 +23,13 @@ scale_cycle() { # how: helm or kubectl
   # The load stops before the checks: they compare with the record, which must be complete.
   stop_load
   check_and_census 5
+  for pid in "${forwards[@]}"; do stop_forward "$pid"; done
+}
 
+scale_down() { # how: helm or kubectl
+  local how=$1 t i forwards=() followers=()
+  forward "pod/$RELEASE-0"; W0=$BASE; forwards+=("$FWD_PID")
+  forward "pod/$RELEASE-1"; W1=$BASE; forwards+=("$FWD_PID")
   t=$SECONDS
   start_load "$how-down" 0
   # A deleted pod's log is gone with it (no --previous): follow the leaving ones' logs until they end.
@@ -54,16 +59,18 @@ scale_cycle() { # how: helm or kubectl
   for i in "${forwards[@]}"; do stop_forward "$i"; done
 }
 
-scale_up_and_down_twice() {
-  local how t_cycle
-  # Twice the same cycle; the second continues the first's record (the same 1000 keys scale-0..999),
-  # so its checks cover the writes of both. The PVCs are retained on scale-down (whenScaled: Retain):
-  # in the second cycle pods 3 and 4 come back on their old volumes (the node wipes and rejoins).
+# Each move continues the record of the one before (the same 1000 keys scale-0..999), so its checks
+# cover the writes of all. The PVCs are retained on scale-down (whenScaled: Retain): by kubectl,
+# pods 3 and 4 come back on their old volumes (the node wipes and rejoins).
+scale_cycle_then_up() {
+  local t
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/ringkv-e2e.XXXXXX")
-  for how in helm kubectl; do
-    t_cycle=$SECONDS
-    scale_cycle "$how"
-    log "$how: the cycle 3 -> 5 -> 3 took $((SECONDS - t_cycle))s"
-  done
-  [ "$(k get statefulset "$RELEASE" -o jsonpath='{.spec.replicas}')" = 3 ] || fail "the StatefulSet does not want 3 replicas"
+  t=$SECONDS
+  scale_up helm
+  scale_down helm
+  log "helm: the cycle 3 -> 5 -> 3 took $((SECONDS - t))s"
+  t=$SECONDS
+  scale_up kubectl
+  log "kubectl: 3 -> 5 took $((SECONDS - t))s; step 8 runs on the 5 pods, then scales back to 3"
+  [ "$(k get statefulset "$RELEASE" -o jsonpath='{.spec.replicas}')" = 5 ] || fail "the StatefulSet does not want 5 replicas"
 }
