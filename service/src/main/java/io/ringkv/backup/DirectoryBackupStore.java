@@ -172,6 +172,16 @@ public final class DirectoryBackupStore implements BackupStore {
                 }
                 return FileVisitResult.CONTINUE;
             }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException error) throws IOException {
+                // Renamed into place or deleted since its directory was read (other nodes write to
+                // the same volume): not an object now, or listed under its new name if it was one.
+                if (error instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw error;
+            }
         });
         found.sort(Comparator.comparing(Stored::name));
         return found;

@@ -3,9 +3,12 @@ package io.ringkv.backup;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,5 +62,35 @@ class DirectoryBackupStoreTest extends BackupStoreContract {
         assertThat(store.list("a/")).containsExactly(new Stored("a/1", 1));
         store.delete(List.of("a"));
         assertThat(stores.resolve("skips/a")).as("a directory is not an object").isDirectory();
+    }
+
+    /**
+     * Nodes share the volume: one lists the backups (for its incremental upload) while another
+     * renames its files into place. A file that went between the listing of its directory and the
+     * reading of its attributes is not an object to list, and no reason to fail (it failed a whole
+     * node's backup: "NoSuchFileException: …/.MANIFEST-000005.….partial").
+     */
+    @Test
+    void aListingIsNotUpsetByFilesRenamedOrDeletedWhileItWalks() throws Exception {
+        BackupStore store = store("busy");
+        CompletableFuture<Void> writing = CompletableFuture.runAsync(() -> {
+            try {
+                for (int i = 0; i < 2000; i++) {
+                    store.putBytes("backups/b/nodes/n/" + i, bytes("x"));
+                    if (i % 2 == 0) {
+                        store.delete(List.of("backups/b/nodes/n/" + i));
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        List<Integer> sizes = new ArrayList<>();
+        while (!writing.isDone()) {
+            sizes.add(store.list("backups/").size());
+        }
+        writing.join();
+        assertThat(sizes).as("listings made while files were written").hasSizeGreaterThan(10);
+        assertThat(store.list("backups/")).hasSize(1000);
     }
 }
