@@ -56,7 +56,7 @@ class HostilePeerTest {
     void stop() {
         server.close();
         storage.dispose();
-        loops.disposeLater().block(Duration.ofSeconds(5));
+        loops.disposeLater(Duration.ZERO, Duration.ofSeconds(5)).block(Duration.ofSeconds(6));
     }
 
     private static byte[] bytes(String text) {

@@ -97,7 +97,7 @@ class PeerProtocolTest {
             server.close();
         }
         storage.dispose();
-        loops.disposeLater().block(Duration.ofSeconds(5));
+        loops.disposeLater(Duration.ZERO, Duration.ofSeconds(5)).block(Duration.ofSeconds(6));
     }
 
     private PeerServer server() {

@@ -50,6 +50,6 @@ public final class PeerTestClient implements AutoCloseable {
 
     @Override
     public void close() {
-        loops.disposeLater().block(Duration.ofSeconds(5));
+        loops.disposeLater(Duration.ZERO, Duration.ofSeconds(5)).block(Duration.ofSeconds(6));
     }
 }

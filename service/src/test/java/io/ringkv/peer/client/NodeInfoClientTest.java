@@ -29,7 +29,7 @@ class NodeInfoClientTest {
     @AfterEach
     void stop() {
         server.disposeNow();
-        loops.disposeLater().block();
+        loops.disposeLater(Duration.ZERO, Duration.ofSeconds(5)).block(Duration.ofSeconds(6));
     }
 
     @Test
