@@ -220,16 +220,12 @@ public class NodeConfiguration {
      * The node's own event loops instead of Reactor Netty's JVM-wide ones: closing a node then
      * releases exactly what it started, and nodes sharing a JVM (as in the tests) stay independent.
      * The public server, the peer server and the peer clients share them, as many as
-     * {@code ringkv.event-loops}: more loops than cores only switch between each other. They stop
-     * without Netty's quiet period (2 s by default, waiting for tasks that keep arriving): when they
-     * are closed the servers have stopped and the requests have been drained already, and the
-     * period only held up every stop, a pod's in a rolling restart as much as a test node's.
+     * {@code ringkv.event-loops}: more loops than cores only switch between each other.
      */
     @Bean
     ReactorResourceFactory reactorResourceFactory(RingkvProperties properties) {
         ReactorResourceFactory factory = new ReactorResourceFactory();
         factory.setUseGlobalResources(false);
-        factory.setShutdownQuietPeriod(Duration.ZERO);
         int loops = properties.eventLoopCount();
         factory.setLoopResourcesSupplier(() -> LoopResources.create("ringkv-loop", loops, true));
         return factory;
