@@ -134,7 +134,7 @@ public final class AntiEntropy extends PeriodicTask {
                 .sorted(Comparator.comparing((String peer) -> !requested.contains(peer) && !ledger.needsFullRepair(peer))
                         .thenComparing(peer -> dueOf(peer, now)))
                 .toList();
-        return Flux.fromIterable(peers).concatMap(peer -> repair(peer, ring), 1).then();
+        return Flux.fromIterable(peers).concatMap(peer -> repairIfItHoldsData(peer, ring), 1).then();
     }
 
     /** The first time, a random moment within the interval (a minute at most): nodes started together do not repair together. */
@@ -143,7 +143,7 @@ public final class AntiEntropy extends PeriodicTask {
                 now + ThreadLocalRandom.current().nextLong(Math.max(1, Math.min(interval.toMillis(), 60_000))));
     }
 
-    private Mono<Void> repair(String name, HashRing ring) {
+    private Mono<Void> repairIfItHoldsData(String name, HashRing ring) {
         RemoteReplica peer = replicas.remote(name);
         if (peer == null || !peer.isAvailable()) {
             return Mono.empty();
