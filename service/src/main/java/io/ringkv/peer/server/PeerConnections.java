@@ -3,6 +3,8 @@ package io.ringkv.peer.server;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.SequencedSet;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
@@ -17,6 +19,12 @@ import io.micrometer.core.instrument.MeterRegistry;
  * {@link ServerSettings#MAX_CONNECTIONS_IN_HANDSHAKE}), those that passed it and are open, and
  * those refused, logged once per address in a while ({@link RefusalLog}: a peer retrying with a
  * wrong secret would fill the log) and counted every time.
+ *
+ * <p>Past the bound a new connection closes the oldest one still in the handshake, not itself: a
+ * member proves itself within milliseconds of connecting, so it is through long before enough
+ * newer connections arrive to make it the oldest, while connections that never finish (idle, or
+ * stalled halfway through a TLS or a handshake frame) cannot hold the slots against it, however
+ * many there are and however often they are reopened, from whatever address.
  */
 final class PeerConnections {
 
@@ -27,20 +35,16 @@ final class PeerConnections {
     private static final Duration LOG_QUIET = Duration.ofMinutes(10);
 
     private final AtomicInteger open = new AtomicInteger();
-    private final AtomicInteger inHandshake = new AtomicInteger();
-    private final int maxInHandshake;
+    /** Oldest first. Sessions on every event loop add and remove theirs: guarded by itself. */
+    private final SequencedSet<ServerSession> inHandshake = new LinkedHashSet<>();
     private final Counter refusedPeers;
     private final RefusalLog refusalLog = new RefusalLog(LOGGED_ADDRESSES, LOG_QUIET.toMillis());
 
     PeerConnections(MeterRegistry meters) {
-        this(meters, ServerSettings.MAX_CONNECTIONS_IN_HANDSHAKE);
-    }
-
-    PeerConnections(MeterRegistry meters, int maxInHandshake) {
-        this.maxInHandshake = maxInHandshake;
         this.refusedPeers = Counter.builder("ringkv.peer.connections.refused")
                 .description("Connections to the cluster port refused: a failed handshake (a wrong or missing secret, a name"
-                        + " that is no member's), or one too many in the handshake at once")
+                        + " that is no member's), none within the handshake timeout, or the oldest in the handshake closed"
+                        + " to make room for a new one")
                 .register(meters);
         Gauge.builder("ringkv.peer.connections", open, AtomicInteger::get)
                 .description("Connections from peers that passed the handshake, open now")
@@ -48,32 +52,45 @@ final class PeerConnections {
     }
 
     /**
-     * A new connection: whether it may start the handshake. Past the bound it is refused, and the
-     * caller closes it at once; else it counts until {@link #handshakeEnded}.
+     * A new connection starts the handshake; it counts until {@link #accepted} or
+     * {@link #handshakeEnded}. Past the bound, the oldest connection still in the handshake is
+     * closed to make room.
      */
-    boolean startHandshake(SocketAddress remote) {
-        if (inHandshake.incrementAndGet() > maxInHandshake) {
-            inHandshake.decrementAndGet();
-            refused(remote, "more than " + maxInHandshake + " connections in the handshake at once");
-            return false;
+    void startHandshake(ServerSession session) {
+        ServerSession oldest = null;
+        synchronized (inHandshake) {
+            inHandshake.add(session);
+            if (inHandshake.size() > ServerSettings.MAX_CONNECTIONS_IN_HANDSHAKE) {
+                oldest = inHandshake.removeFirst();
+            }
         }
+        if (oldest != null) {
+            oldest.closeToMakeRoom("the oldest of more than " + ServerSettings.MAX_CONNECTIONS_IN_HANDSHAKE
+                    + " connections in the handshake, closed to make room for a new one");
+        }
+    }
+
+    /**
+     * The connection from that address proved the secret: whether it is open, or was closed to
+     * make room a moment before (then it is closing). If open, a later refusal from the address is
+     * news again.
+     */
+    boolean accepted(ServerSession session, SocketAddress remote) {
+        synchronized (inHandshake) {
+            if (!inHandshake.remove(session)) {
+                return false;
+            }
+        }
+        open.incrementAndGet();
+        refusalLog.forget(host(remote));
         return true;
     }
 
-    /** A connection admitted by {@link #startHandshake} passed the handshake, failed it or closed. */
-    void handshakeEnded() {
-        inHandshake.decrementAndGet();
-    }
-
-    /** Connections in the handshake now. */
-    int inHandshake() {
-        return inHandshake.get();
-    }
-
-    /** A peer from that address proved the secret: its connection is open, and a later refusal is news again. */
-    void accepted(SocketAddress remote) {
-        open.incrementAndGet();
-        refusalLog.forget(host(remote));
+    /** A connection closed before it passed the handshake. */
+    void handshakeEnded(ServerSession session) {
+        synchronized (inHandshake) {
+            inHandshake.remove(session);
+        }
     }
 
     /** An accepted connection closed. */

@@ -60,9 +60,9 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     private final Map<Integer, ServerScan> scans = new HashMap<>();
     private Channel channel;
     private SocketAddress remote;
-    /** Whether this connection counts among those in the handshake ({@link PeerConnections#startHandshake}). */
-    private boolean inHandshake;
     private boolean authenticated;
+    /** Whether this connection was counted as refused: a connection is counted once, whatever else then fails. */
+    private boolean refused;
     /** The peer's name on the ring, as it proved it in the handshake. */
     private String peerName;
     /** The peer's name and address, for the log. */
@@ -82,16 +82,11 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
         remote = channel.remoteAddress();
-        if (!connections.startHandshake(remote)) {
-            // A flood of connections: closed before it costs a greeting, a nonce's HMACs or a timer.
-            ctx.close();
-            return;
-        }
-        inHandshake = true;
+        connections.startHandshake(this);
         ctx.writeAndFlush(Handshake.hello(ctx.alloc(), Wire.VERSION, serverNonce, settings.handshake().keyIds(serverNonce)));
         handshakeDeadline = ctx.executor().schedule(() -> {
             if (!authenticated) {
-                connections.refused(remote, "no handshake within " + settings.handshakeTimeout());
+                countRefusal("no handshake within " + settings.handshakeTimeout());
                 ctx.close();
             }
         }, settings.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -105,10 +100,6 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object message) {
         ByteBuf frame = (ByteBuf) message;
-        if (!authenticated && !inHandshake) {
-            frame.release(); // closed at once, as one too many in the handshake
-            return;
-        }
         // FrameDecoder lets no frame through that is too short for these two.
         byte type = frame.readByte();
         int id = frame.readInt();
@@ -176,13 +167,14 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             refuse(ctx, "it claims the name " + auth.clientName() + ", which its certificate is not for");
             return;
         }
+        if (!connections.accepted(this, remote)) {
+            return; // closed a moment ago to make room for newer connections: closing now
+        }
         authenticated = true;
-        endHandshake();
         peerName = auth.clientName();
         peer = peerName + " at " + remote;
         ctx.pipeline().get(FrameDecoder.class).authenticated();
         handshakeDeadline.cancel(false);
-        connections.accepted(remote);
         int version = Math.min(auth.version(), Wire.VERSION);
         String self = service.name();
         ctx.writeAndFlush(Handshake.welcome(ctx.alloc(), version,
@@ -193,15 +185,8 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void endHandshake() {
-        if (inHandshake) {
-            inHandshake = false;
-            connections.handshakeEnded();
-        }
-    }
-
     private void refuse(ChannelHandlerContext ctx, String reason) {
-        connections.refused(remote, reason);
+        countRefusal(reason);
         ctx.writeAndFlush(Handshake.refused(ctx.alloc(), reason)).addListener(ChannelFutureListener.CLOSE);
     }
 
@@ -539,9 +524,10 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        endHandshake();
         if (authenticated) {
             connections.closed();
+        } else {
+            connections.handshakeEnded(this);
         }
         scans.values().forEach(ServerScan::cancel);
         scans.clear();
@@ -553,10 +539,33 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
-        if (event instanceof ProvenIdentity.Refused refused) {
-            connections.refused(remote, refused.reason());
+        if (event instanceof ProvenIdentity.Refused refusal) {
+            countRefusal(refusal.reason());
         } else {
             super.userEventTriggered(ctx, event);
+        }
+    }
+
+    /**
+     * From any thread: this connection, still in the handshake, is the oldest there and a new one
+     * needs its slot ({@link PeerConnections#startHandshake}). Closed without a word: with TLS its
+     * handshake may not be done, and a refusal written would wait for it.
+     */
+    void closeToMakeRoom(String reason) {
+        channel.eventLoop().execute(() -> {
+            countRefusal(reason);
+            channel.close();
+        });
+    }
+
+    /**
+     * Counts and logs the connection as refused, once: closed by this node, it may then fail its
+     * TLS handshake or a frame too, which is no second refusal.
+     */
+    private void countRefusal(String reason) {
+        if (!refused) {
+            refused = true;
+            connections.refused(remote, reason);
         }
     }
 
@@ -564,7 +573,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof DecoderException) {
             // A frame over the limit, or one that cannot be a frame: the stream cannot be trusted.
-            connections.refused(remote, "a bad frame: " + cause.getMessage());
+            countRefusal("a bad frame: " + cause.getMessage());
         } else if (!(cause instanceof IOException)) {
             log.warn("closing the connection from {}", authenticated ? peer : String.valueOf(remote), cause);
         }

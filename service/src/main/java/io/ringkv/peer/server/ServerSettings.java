@@ -44,8 +44,9 @@ public record ServerSettings(int port, Handshake handshake, int maxKeyLength, in
 
     /**
      * Connections that have not finished the handshake yet, from everyone together: each costs a
-     * channel and a timer until its handshake timeout. Members connect a few at a time; a flood
-     * past this is closed at once, before the node says anything.
+     * channel, a timer and, with TLS, a TLS engine until its handshake timeout. Members connect a
+     * few at a time and are through in milliseconds; past this, each new connection closes the
+     * oldest one still in the handshake ({@link PeerConnections#startHandshake}).
      */
     public static final int MAX_CONNECTIONS_IN_HANDSHAKE = 64;
 
