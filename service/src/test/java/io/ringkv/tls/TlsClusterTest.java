@@ -30,6 +30,7 @@ import io.micrometer.core.instrument.Timer;
 import io.ringkv.peer.server.PeerServer;
 import io.ringkv.support.BlockHoundInstaller;
 import io.ringkv.support.PeerTestClient;
+import io.ringkv.support.PortSiege;
 import io.ringkv.support.TestCertificates;
 import io.ringkv.support.TestNode;
 
@@ -109,6 +110,7 @@ class TlsClusterTest {
 
             peersAreAdmittedByTheirCertificate(nodes.get(0).url().replace("http://", "https://"), tls,
                     nodes.get(0).bean(MeterRegistry.class));
+            aSiegeWithoutACertificateKeepsNoMemberOut(node0, tls, nodes.get(0).bean(PeerServer.class).port());
 
             rotationUnderLoad(https, List.of(node0, node1), tls, List.of(nodePorts.get(0), nodePorts.get(1), managementPort),
                     nodes.get(1).bean(PeerServer.class).port(), first.serial());
@@ -141,6 +143,20 @@ class TlsClusterTest {
                     .as("a certificate for a member's host from another CA").isNotNull();
         }
         assertCountedRefusal(nodeMeters, refused, "a certificate from another CA");
+    }
+
+    /**
+     * Connections without a certificate that never finish TLS, idle or stalled halfway through a
+     * ClientHello, more than the node takes in the handshake and reopened as it closes them: a
+     * member still gets in.
+     */
+    private void aSiegeWithoutACertificateKeepsNoMemberOut(String node, Path tls, int clusterPort) throws Exception {
+        // A TLS record of 512 bytes announced, its first byte (a ClientHello's type), and nothing more.
+        byte[] halfAClientHello = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01};
+        try (var siege = new PortSiege(clusterPort, 80, new byte[0], halfAClientHello);
+                PeerTestClient member = peer(ca.issue("member", "127.0.0.1"), tls, "https://127.0.0.1:1")) {
+            assertThat(member.of(node).read("a".getBytes()).block(Duration.ofSeconds(10))).as("a member under siege").isPresent();
+        }
     }
 
     /** Every refusal on the cluster port, TLS's as the handshake's, is in ringkv.peer.connections.refused. */
