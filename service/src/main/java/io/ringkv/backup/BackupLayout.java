@@ -29,6 +29,15 @@ public final class BackupLayout {
     private static final DateTimeFormatter ID = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH-mm-ss'Z'").withZone(ZoneOffset.UTC);
     private static final Pattern ID_SHAPE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}Z");
     private static final Pattern UNSAFE = Pattern.compile("[^A-Za-z0-9.-]");
+    /** RocksDB's {@code IDENTITY}: a UUID, in the 36 characters of RFC 4122. */
+    private static final Pattern STORE_IDENTITY = Pattern.compile("\\p{XDigit}{8}-\\p{XDigit}{4}-\\p{XDigit}{4}-\\p{XDigit}{4}-\\p{XDigit}{12}");
+    /**
+     * A checkpoint's file name, such as {@code 000012.sst}, {@code MANIFEST-000005} or {@code CURRENT}:
+     * one path segment, never {@code .} or {@code ..} nor a dot file, and short.
+     */
+    private static final Pattern FILE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+    /** The longest member name a {@code backup.json} may hold: an object name segment is made of it. */
+    private static final int MAX_NODE_NAME = 253;
 
     static final String BACKUPS = "backups/";
     static final String FILES = "files/";
@@ -45,6 +54,21 @@ public final class BackupLayout {
     /** Whether {@code id} is a backup id; what a client names is checked against this before it is used in a name. */
     public static boolean isId(String id) {
         return id != null && ID_SHAPE.matcher(id).matches();
+    }
+
+    /** Whether {@code identity} is a RocksDB store's identity: it names a folder of the store, and a local one on restore. */
+    static boolean isStoreIdentity(String identity) {
+        return identity != null && STORE_IDENTITY.matcher(identity).matches();
+    }
+
+    /** Whether {@code name} is a checkpoint's file name: a restore writes a file of that name. */
+    static boolean isFileName(String name) {
+        return name != null && FILE_NAME.matcher(name).matches();
+    }
+
+    /** Whether {@code node} can be a member's name: its folder ({@link #node}) is one object name segment. */
+    static boolean isNodeName(String node) {
+        return node != null && !node.isEmpty() && node.length() <= MAX_NODE_NAME && !nodeSegment(node).startsWith(".");
     }
 
     /** When the backup with this id began. */
@@ -67,7 +91,11 @@ public final class BackupLayout {
 
     /** What every backup's folder of that node ends with. */
     private static String nodeFolder(String node) {
-        return "/nodes/" + UNSAFE.matcher(node).replaceAll("-") + "/";
+        return "/nodes/" + nodeSegment(node) + "/";
+    }
+
+    private static String nodeSegment(String node) {
+        return UNSAFE.matcher(node).replaceAll("-");
     }
 
     /** What the name of every manifest of that node ends with, whichever the backup. */

@@ -118,13 +118,18 @@ public final class ClusterBackup {
     }
 
     public BackupCatalog catalog() throws IOException {
-        return BackupCatalog.of(store.list(BackupLayout.BACKUPS), id -> {
-            try {
-                return Manifests.started(store, id);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        });
+        List<BackupStore.Stored> listing = store.list(BackupLayout.BACKUPS);
+        try {
+            return BackupCatalog.of(listing, id -> {
+                try {
+                    return Manifests.started(store, id);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (UncheckedIOException e) {
+            throw e.getCause(); // a backup.json unreadable or refused: the store failed, as the endpoints tell
+        }
     }
 
     /**

@@ -16,6 +16,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -29,6 +30,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Names are checked ({@link #checkName}) so that none escapes the root or aliases another, and
  * the same rule applies to {@link S3BackupStore}: a backup can move between the two kinds of store.
+ * Nor does an object's path go through a link: whoever can write to the volume could plant one
+ * that leads a write or a delete out of it.
  */
 public final class DirectoryBackupStore implements BackupStore {
 
@@ -47,15 +50,14 @@ public final class DirectoryBackupStore implements BackupStore {
      * files being written, which listings skip.
      */
     static String checkName(String name) {
-        if (name.isEmpty()) {
-            throw new IllegalArgumentException("an object name may not be empty");
-        }
-        for (String segment : name.split("/", -1)) {
-            if (segment.isEmpty() || segment.startsWith(".")) {
-                throw new IllegalArgumentException("not an object name (a segment is empty or starts with a dot): " + name);
-            }
+        if (!isName(name)) {
+            throw new IllegalArgumentException("not an object name (it is empty, or a segment is empty or starts with a dot): " + name);
         }
         return name;
+    }
+
+    static boolean isName(String name) {
+        return !name.isEmpty() && Arrays.stream(name.split("/", -1)).noneMatch(segment -> segment.isEmpty() || segment.startsWith("."));
     }
 
     /** A listing's prefix: a name, or a name's start, which may end in {@code /} or be empty. */
@@ -70,8 +72,26 @@ public final class DirectoryBackupStore implements BackupStore {
         return prefix;
     }
 
-    private Path file(String name) {
-        return root.resolve(checkName(name));
+    /** The object's file: below the root (whatever {@link #checkName} let through), and reached through no link. */
+    private Path file(String name) throws IOException {
+        Path file = root.resolve(checkName(name)).normalize();
+        if (!file.startsWith(root) || file.equals(root)) {
+            throw new IllegalArgumentException("not an object name (it leads out of " + root + "): " + name);
+        }
+        if (linkBetween(root, file.getParent())) {
+            throw new IOException("not an object of " + root + " (a folder on its way is a link): " + name);
+        }
+        return file;
+    }
+
+    /** Whether {@code directory}, or a directory between it and {@code base} below which it is, is a link. */
+    private static boolean linkBetween(Path base, Path directory) {
+        for (Path each = directory; !each.equals(base); each = each.getParent()) {
+            if (Files.isSymbolicLink(each)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
@@ -149,7 +169,7 @@ public final class DirectoryBackupStore implements BackupStore {
             return List.of();
         }
         Path start = slash < 0 ? base : base.resolve(prefix.substring(0, slash));
-        if (!Files.isDirectory(start, LinkOption.NOFOLLOW_LINKS)) {
+        if (!Files.isDirectory(start, LinkOption.NOFOLLOW_LINKS) || linkBetween(base, start)) {
             return List.of();
         }
         List<Stored> found = new ArrayList<>();
@@ -200,9 +220,11 @@ public final class DirectoryBackupStore implements BackupStore {
 
     @Override
     public void delete(List<String> names) throws IOException {
-        names.forEach(DirectoryBackupStore::checkName); // all or none
+        List<Path> files = new ArrayList<>();
         for (String name : names) {
-            Path file = file(name);
+            files.add(file(name)); // all or none
+        }
+        for (Path file : files) {
             if (Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
                 Files.deleteIfExists(file);
             }

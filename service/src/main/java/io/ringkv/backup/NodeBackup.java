@@ -104,13 +104,17 @@ public final class NodeBackup implements AutoCloseable {
         }
         JobProgress job = new JobProgress(id, "snapshot", clock);
         current = job;
-        Path checkpoint = staging.resolve(id);
+        Path checkpoint = LocalFiles.entry(staging, id);
         long taken;
         String identity;
         try {
             Files.createDirectories(staging);
             deleteTree(checkpoint);
             identity = store.identity();
+            if (!BackupLayout.isStoreIdentity(identity)) {
+                // A restore would refuse the manifest: better no backup than one that cannot be restored.
+                throw new IOException("the store's identity is not a UUID: " + identity);
+            }
             store.checkpoint(checkpoint);
             taken = clock.getAsLong();
         } catch (IOException | RuntimeException e) {

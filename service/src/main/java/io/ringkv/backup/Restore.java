@@ -128,7 +128,7 @@ public final class Restore implements AutoCloseable {
                 }
             }
             for (NodeManifest snapshot : snapshots) {
-                Path directory = staging.resolve("restore").resolve(snapshot.backup() + "-" + snapshot.storeIdentity());
+                Path directory = LocalFiles.entry(staging.resolve("restore"), snapshot.backup() + "-" + snapshot.storeIdentity());
                 job.phase("download");
                 download(snapshot, directory, job);
                 job.phase("stream");
@@ -151,7 +151,7 @@ public final class Restore implements AutoCloseable {
     private void download(NodeManifest snapshot, Path directory, JobProgress job) throws IOException {
         Files.createDirectories(directory);
         for (NodeManifest.File file : snapshot.files()) {
-            Path local = directory.resolve(file.name());
+            Path local = LocalFiles.entry(directory, file.name());
             if (Files.exists(local) && Files.size(local) == file.bytes() && crc32c(local).equals(file.crc32c())) {
                 job.fileDone(file.bytes(), true);
                 continue;

@@ -233,10 +233,7 @@ public final class S3BackupStore implements BackupStore {
                 throw failure("ListObjectsV2", keys, e);
             }
             for (S3Object object : page.contents()) {
-                // Keys ending in / are folder markers that consoles and some servers create, not objects.
-                if (object.key().startsWith(this.prefix) && !object.key().endsWith("/")) {
-                    found.add(new Stored(object.key().substring(this.prefix.length()), object.size()));
-                }
+                objectName(this.prefix, object.key()).ifPresent(name -> found.add(new Stored(name, object.size())));
             }
             String next = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
             if (next != null && next.equals(token)) {
@@ -247,6 +244,16 @@ public final class S3BackupStore implements BackupStore {
         // S3 orders keys by their UTF-8 bytes, and some compatible servers by path segments.
         found.sort(Comparator.comparing(Stored::name));
         return found;
+    }
+
+    /**
+     * The object a listed key under {@code prefix} is, if this store could have written it: not a
+     * folder marker (ending in {@code /}) that consoles and some servers create, nor a key such as
+     * {@code a/../b} that whoever can write to the bucket could plant, which no caller could use and
+     * retention would fail on for good.
+     */
+    static Optional<String> objectName(String prefix, String key) {
+        return key.startsWith(prefix) ? Optional.of(key.substring(prefix.length())).filter(DirectoryBackupStore::isName) : Optional.empty();
     }
 
     @Override

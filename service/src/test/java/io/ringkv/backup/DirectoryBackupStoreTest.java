@@ -1,6 +1,7 @@
 package io.ringkv.backup;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -62,6 +63,27 @@ class DirectoryBackupStoreTest extends BackupStoreContract {
         assertThat(store.list("a/")).containsExactly(new Stored("a/1", 1));
         store.delete(List.of("a"));
         assertThat(stores.resolve("skips/a")).as("a directory is not an object").isDirectory();
+    }
+
+    /** Whoever can write to the volume can plant a link in it: no object's path goes through one. */
+    @Test
+    void neitherWritesNorDeletesNorReadsThroughALinkInTheVolume() throws IOException {
+        Path elsewhere = Files.createDirectories(stores.resolve("elsewhere"));
+        Files.writeString(elsewhere.resolve("victim"), "kept");
+        BackupStore store = store("linked");
+        store.putBytes("files/x", bytes("x"));
+        Files.createSymbolicLink(stores.resolve("linked/files/identity"), elsewhere);
+
+        assertThatThrownBy(() -> store.delete(List.of("files/x", "files/identity/victim"))).isInstanceOf(IOException.class)
+                .hasMessageContaining("files/identity/victim");
+        assertThatThrownBy(() -> store.putBytes("files/identity/planted", bytes("planted"))).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> store.getBytes("files/identity/victim")).isInstanceOf(IOException.class);
+        assertThat(store.list("files/identity/")).isEmpty();
+        try (var left = Files.list(elsewhere)) {
+            assertThat(left).containsExactly(elsewhere.resolve("victim"));
+        }
+        assertThat(elsewhere.resolve("victim")).hasContent("kept");
+        assertThat(store.getBytes("files/x")).as("all or none deleted").isPresent();
     }
 
     /**
