@@ -3,6 +3,7 @@ package io.ringkv.backup;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -20,6 +21,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -32,6 +34,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * the same rule applies to {@link S3BackupStore}: a backup can move between the two kinds of store.
  * Nor does an object's path go through a link: whoever can write to the volume could plant one
  * that leads a write or a delete out of it.
+ *
+ * <p>Files are created 0600 and directories 0700 ({@link LocalFiles}): a backup holds every
+ * record, and is the node's user's alone.
  */
 public final class DirectoryBackupStore implements BackupStore {
 
@@ -97,10 +102,11 @@ public final class DirectoryBackupStore implements BackupStore {
     @Override
     public void put(String name, InputStream content, long bytes) throws IOException {
         Path file = file(name);
-        Files.createDirectories(file.getParent());
+        LocalFiles.createDirectories(file.getParent());
         Path partial = partialBeside(file);
         try {
-            try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            try (FileChannel channel = FileChannel.open(partial, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                    LocalFiles.OWNER_ONLY_FILE)) {
                 byte[] buffer = new byte[64 * 1024];
                 for (long left = bytes; left > 0; ) {
                     int read = content.read(buffer, 0, (int) Math.min(buffer.length, left));
@@ -149,7 +155,9 @@ public final class DirectoryBackupStore implements BackupStore {
         Path target = file.toAbsolutePath();
         Path partial = partialBeside(target);
         try {
-            Files.copy(source, partial);
+            try (InputStream in = Files.newInputStream(source); OutputStream out = LocalFiles.create(partial)) {
+                in.transferTo(out);
+            }
             moveInPlace(partial, target);
         } finally {
             Files.deleteIfExists(partial);

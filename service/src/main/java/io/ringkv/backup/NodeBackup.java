@@ -108,7 +108,7 @@ public final class NodeBackup implements AutoCloseable {
         long taken;
         String identity;
         try {
-            Files.createDirectories(staging);
+            LocalFiles.createDirectories(staging);
             deleteTree(checkpoint);
             identity = store.identity();
             if (!BackupLayout.isStoreIdentity(identity)) {

@@ -149,7 +149,7 @@ public final class Restore implements AutoCloseable {
 
     /** Fetches the snapshot's files that are not here already whole (a restore run again resumes), checking each one's CRC-32C. */
     private void download(NodeManifest snapshot, Path directory, JobProgress job) throws IOException {
-        Files.createDirectories(directory);
+        LocalFiles.createDirectories(directory);
         for (NodeManifest.File file : snapshot.files()) {
             Path local = LocalFiles.entry(directory, file.name());
             if (Files.exists(local) && Files.size(local) == file.bytes() && crc32c(local).equals(file.crc32c())) {

@@ -3,6 +3,7 @@ package io.ringkv.backup;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -188,7 +189,10 @@ public final class S3BackupStore implements BackupStore {
         Path partial = DirectoryBackupStore.partialBeside(target);
         try {
             try (ResponseInputStream<GetObjectResponse> in = s3.getObject(request -> request.bucket(bucket).key(key))) {
-                long copied = Files.copy(in, partial);
+                long copied;
+                try (OutputStream out = LocalFiles.create(partial)) {
+                    copied = in.transferTo(out);
+                }
                 Long expected = in.response().contentLength();
                 if (expected != null && copied != expected) {
                     throw new IOException("GetObject of " + describe(key) + " gave " + copied + " of " + expected + " bytes");

@@ -7,8 +7,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
@@ -17,6 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 import io.ringkv.backup.BackupStore.Stored;
 
 class DirectoryBackupStoreTest extends BackupStoreContract {
+
+    private static final Set<PosixFilePermission> OWNER_READ_WRITE = PosixFilePermissions.fromString("rw-------");
 
     @TempDir
     Path stores;
@@ -63,6 +68,21 @@ class DirectoryBackupStoreTest extends BackupStoreContract {
         assertThat(store.list("a/")).containsExactly(new Stored("a/1", 1));
         store.delete(List.of("a"));
         assertThat(stores.resolve("skips/a")).as("a directory is not an object").isDirectory();
+    }
+
+    @Test
+    void createsItsFilesAndFoldersForTheNodesUserAlone() throws IOException {
+        BackupStore store = store("private");
+        store.putBytes("backups/1/nodes/n/CURRENT", bytes("one"));
+        Path downloaded = Files.createDirectories(stores.resolve("restore")).resolve("CURRENT");
+        store.download("backups/1/nodes/n/CURRENT", downloaded);
+
+        assertThat(Files.getPosixFilePermissions(stores.resolve("private/backups/1/nodes/n/CURRENT"))).isEqualTo(OWNER_READ_WRITE);
+        assertThat(Files.getPosixFilePermissions(downloaded)).as("a download").isEqualTo(OWNER_READ_WRITE);
+        for (String folder : List.of("", "/backups", "/backups/1", "/backups/1/nodes", "/backups/1/nodes/n")) {
+            assertThat(Files.getPosixFilePermissions(stores.resolve("private" + folder))).as("private" + folder)
+                    .isEqualTo(PosixFilePermissions.fromString("rwx------"));
+        }
     }
 
     /** Whoever can write to the volume can plant a link in it: no object's path goes through one. */

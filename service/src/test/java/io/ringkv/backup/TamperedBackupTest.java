@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,8 +83,12 @@ class TamperedBackupTest {
     }
 
     @Test
-    void theUntamperedBackupRestores() throws IOException {
+    void theUntamperedBackupRestoresThroughFoldersOnlyTheNodesUserCanOpen() throws IOException {
         assertThat(restored().phase()).isEqualTo("done");
+        assertThat(Files.getPosixFilePermissions(staging)).isEqualTo(PosixFilePermissions.fromString("rwx------"));
+        assertThat(Files.getPosixFilePermissions(staging.resolve("restore"))).isEqualTo(PosixFilePermissions.fromString("rwx------"));
+        assertThat(Files.getPosixFilePermissions(root.resolve("backup-staging")))
+                .as("where checkpoints wait for their upload").isEqualTo(PosixFilePermissions.fromString("rwx------"));
     }
 
     @Test
