@@ -15,7 +15,8 @@
 #     and its scripts (byte-identical to loadtest/, also in the packaged chart);
 #   - k8s/ is the chart's current render (k8s/generate), builds with kustomize,
 #     also under an overlay with its own namespace and Secrets, and holds no secret;
-#   - the helm test script, run with k6 against a mock of the API;
+#   - the helm test script, run with k6 against a mock of the API, and the script with which every
+#     client pod of the chart waits for the release (files/wait-for-release.js);
 #   - backups and restores (backup.*, restore.*): the nodes' settings, the backup CronJob and the restore
 #     Job (helm/checks/contract/backup.py, with teeth), the values refused, and their k6 scripts
 #     (files/backup.js, files/restore.js, each beside the helpers it imports, files/actuator-client.js)
@@ -156,6 +157,7 @@ main() {
   check_backup
   check_k8s
   check_hook_script
+  check_wait_script
   check_backup_scripts
   check_loadtest_report
   check_kubeconform

@@ -1,6 +1,8 @@
 """A tiny stand-in for the ringkv API, for running the chart's helm test script (helm/verify.sh):
 PUT stores, GET answers what was stored (reversed in mode "corrupt", which the script must catch),
-DELETE forgets; every /v0/entity request needs `Authorization: Bearer mock-token` (else 401).
+DELETE forgets; every /v0/entity request needs `Authorization: Bearer mock-token` (else 401). In mode
+"stranger" it is some other server, which answers 404 to everything (the chart's wait for the release
+must not take it for ringkv).
 mock_api.py MODE PORT_FILE listens on a free port and writes it to PORT_FILE."""
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,6 +32,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         path = urlparse(self.path).path
+        if mode == "stranger":
+            return self.send(404)
         if path == "/v0/status":
             return self.send(200, b"OK")
         if not self.authorized():

@@ -15,6 +15,7 @@ RENDER = {
     "servicePort": 8080, "memoryLimit": "768Mi", "heapMiB": 253, "persistence": True, "size": "10Gi",
     "storageClassName": None, "volumePermissions": False, "networkPolicy": True, "managementOpen": False, "antiAffinity": "soft",
     "spread": True, "tests": True, "testImage": "grafana/k6:1.8.1", "security": True, "tls": True, "departure": "45s", "kinds": DEFAULT_KINDS,
+    "tlsValidityDays": 730,
 }
 
 # The loadtest Job with loadtest.enabled=true and nothing else; optional: env, networkPolicy.

@@ -48,8 +48,9 @@ def check_test_hook(r):
           g(vols.get(mounts.get("/scripts")) or {}, "configMap", "name") == cm["metadata"]["name"], (mounts, vols))
     token = g(env, "RINGKV_TOKEN", "valueFrom", "secretKeyRef")
     if exp["security"]:
-        want = {"name": exp.get("tokensSecret") or "%s-tokens" % exp["fullname"], "key": "admin-token"}
-        check("RINGKV_TOKEN from %s/admin-token" % want["name"], token == want, token)
+        # The least role for a PUT, GET and DELETE: write, not admin.
+        want = {"name": exp.get("tokensSecret") or "%s-tokens" % exp["fullname"], "key": "write-token"}
+        check("RINGKV_TOKEN from %s/write-token" % want["name"], token == want, token)
     else:
         check("security off: no RINGKV_TOKEN", "RINGKV_TOKEN" not in env, env.get("RINGKV_TOKEN"))
     if exp["tls"]:
@@ -60,6 +61,11 @@ def check_test_hook(r):
               (ca, mounts))
     else:
         check("TLS off: no SSL_CERT_FILE", "SSL_CERT_FILE" not in env)
+    inits = g(t, "spec", "initContainers", default=[])
+    check("test pod first waits for the release: init container wait-for-release on %s/v0/status" % url,
+          [c.get("name") for c in inits] == ["wait-for-release"]
+          and g(next((e for e in inits[0].get("env", []) if e["name"] == "BASE_URL"), {}), "value") == url,
+          [c.get("name") for c in inits])
     check("test pod: restartPolicy Never, non-root, read-only root fs",
           g(t, "spec", "restartPolicy") == "Never" and g(t, "spec", "securityContext", "runAsNonRoot") is True
           and g(tc, "securityContext", "readOnlyRootFilesystem") is True)

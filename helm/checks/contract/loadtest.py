@@ -5,10 +5,13 @@ StatefulSet selects, and that the NetworkPolicy lets in."""
 import base64
 import gzip
 import json
+import os
 import re
 
 from .manifests import DNS1123_LABEL, g, load, of_kind, release_selectors, subset
 from .report import check
+
+CHART_FILES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "ringkv", "files")
 
 SCRIPTS = ("fill.js", "kv.js", "lib.js")
 # The web dashboard's settings, which only the k6 container of the run gets (a fill would write its
@@ -45,6 +48,7 @@ def loadtest_checks(docs, exp, scripts_dir):
     check_env(ctrs[0], docs, exp)
     check_fill_and_job(ctrs[0], spec, exp)
     check_report(ctrs[0], spec, exp)
+    check_wait(spec, docs, exp)
     check_isolation(ctrs[0], spec, docs, exp)
 
 
@@ -111,8 +115,8 @@ def check_env(c, docs, exp):
           got == want, {k: (got[k], v) for k, v in want.items() if got[k] != v})
     token = g(next((e for e in env_list if e["name"] == "RINGKV_TOKEN"), {}), "valueFrom", "secretKeyRef")
     if exp["security"]:
-        want_ref = {"name": "%s-tokens" % exp["fullname"], "key": "admin-token"}
-        check("RINGKV_TOKEN from %s/admin-token (lib.js sends it as a Bearer token)" % want_ref["name"],
+        want_ref = {"name": "%s-tokens" % exp["fullname"], "key": "write-token"}
+        check("RINGKV_TOKEN from %s/write-token (lib.js sends it as a Bearer token; k6 writes, no more)" % want_ref["name"],
               token == want_ref, token)
     else:
         check("security off: no RINGKV_TOKEN", "RINGKV_TOKEN" not in names)
@@ -136,7 +140,7 @@ def without_report(c):
 
 def check_fill_and_job(c, spec, exp):
     pod = g(spec, "template", "spec") or {}
-    inits = [i for i in pod.get("initContainers") or [] if i.get("name") != "report"]
+    inits = [i for i in pod.get("initContainers") or [] if i.get("name") not in ("report", WAIT)]
     if exp["fill"] == "init":
         f = inits[0] if len(inits) == 1 else {}
         check("fill=init: one init container 'fill' running /scripts/fill.js",
@@ -145,7 +149,7 @@ def check_fill_and_job(c, spec, exp):
               all(f.get(k) == without_report(c).get(k)
                   for k in ("image", "env", "volumeMounts", "securityContext", "resources")))
     else:
-        check("fill=%s: no init container but the report's" % exp["fill"], not inits, inits)
+        check("fill=%s: no init container but the wait and the report's" % exp["fill"], not inits, inits)
 
     check("restartPolicy Never, backoffLimit 0", pod.get("restartPolicy") == "Never" and spec.get("backoffLimit") == 0,
           (pod.get("restartPolicy"), spec.get("backoffLimit")))
@@ -169,8 +173,9 @@ def check_report(c, spec, exp):
               not reports and "report" not in vols and not set(REPORT_ENV) & set(env), (reports, list(vols), env))
         return
     inits = pod.get("initContainers") or []
-    check("one report container, the first init container, restartPolicy Always (a native sidecar)",
-          len(reports) == 1 and inits[0] is reports[0] and reports[0].get("restartPolicy") == "Always",
+    check("one report container, the first init container after the wait, restartPolicy Always (a native sidecar)",
+          len(reports) == 1 and len(inits) > 1 and inits[1] is reports[0]
+          and reports[0].get("restartPolicy") == "Always",
           [(i.get("name"), i.get("restartPolicy")) for i in inits])
     if len(reports) != 1:
         return
@@ -194,6 +199,37 @@ def check_report(c, spec, exp):
     annotations = g(spec, "template", "metadata", "annotations") or {}
     check("the pod's default container is k6 (kubectl logs job/<name> without -c)",
           annotations.get("kubectl.kubernetes.io/default-container") == "k6", annotations)
+
+
+WAIT = "wait-for-release"
+
+
+def check_wait(spec, docs, exp):
+    """Before anything else, the pod waits until the client Service answers GET /v0/status 200
+    (files/wait-for-release.js from the ConfigMap <fullname>-wait), with k6's image and the nodes' CA."""
+    pod = g(spec, "template", "spec") or {}
+    inits = pod.get("initContainers") or []
+    w = inits[0] if inits and inits[0].get("name") == WAIT else {}
+    check("the first init container is %s (nothing starts before the release answers)" % WAIT, w,
+          [i.get("name") for i in inits])
+    if not w:
+        return
+    env = {e["name"]: e.get("value") for e in w.get("env") or []}
+    url = "%s://%s:%d" % ("https" if exp["tls"] else "http", exp["fullname"], exp["servicePort"])
+    check("%s: k6 image %s, /wait/wait-for-release.js on BASE_URL %s, bounded by WAIT_TIMEOUT_SECONDS"
+          % (WAIT, exp["image"], url),
+          w.get("image") == exp["image"] and (w.get("args") or [])[-1:] == ["/wait/wait-for-release.js"]
+          and env.get("BASE_URL") == url and (env.get("WAIT_TIMEOUT_SECONDS") or "").isdigit(), (w.get("image"), env))
+    check("%s: trusts the nodes' CA only with TLS (SSL_CERT_FILE), and has no token" % WAIT,
+          (env.get("SSL_CERT_FILE") == "/etc/ringkv/ca/ca.crt") == exp["tls"] and "RINGKV_TOKEN" not in env, env)
+    vols = {v["name"]: v for v in pod.get("volumes") or []}
+    mounts = {m["mountPath"]: m["name"] for m in w.get("volumeMounts") or []}
+    name = g(vols.get(mounts.get("/wait")) or {}, "configMap", "name")
+    cm = next((d for d in of_kind(docs, "ConfigMap") if d["metadata"]["name"] == name), None)
+    with open(os.path.join(CHART_FILES, "wait-for-release.js")) as f:
+        script = f.read()
+    check("/wait is the ConfigMap %s, holding files/wait-for-release.js byte for byte" % name,
+          cm is not None and g(cm, "data", "wait-for-release.js") == script, (mounts, name))
 
 
 def check_isolation(c, spec, docs, exp):

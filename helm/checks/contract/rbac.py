@@ -80,16 +80,16 @@ def rbac_namespace(path, namespace, secret_file):
               roles[0].get("rules") == [{"apiGroups": ["apps"], "resources": ["statefulsets"],
                                          "resourceNames": [sts_name], "verbs": ["get"]}],
               roles[0].get("rules"))
-        envs = g(stss[0], "spec", "template", "spec", "containers", 0, "env", default=[])
-        ref = [g(e, "valueFrom", "secretKeyRef") for e in envs if e.get("name") == "RINGKV_CLUSTER_SECRET"]
+        volumes = g(stss[0], "spec", "template", "spec", "volumes", default=[])
+        ref = sorted({g(src, "secret", "name") for v in volumes if v.get("name") == "cluster-secret"
+                      for src in g(v, "projected", "sources", default=[])})
         with open(secret_file, "rb") as f:
             want = f.read()
-        check("overlay: RINGKV_CLUSTER_SECRET comes from the overlay's Secret (%s), holding its file"
+        check("overlay: the cluster secret's files come from the overlay's Secret (%s), holding its file"
               % cluster[0]["metadata"]["name"],
-              ref == [{"name": cluster[0]["metadata"]["name"], "key": "cluster-secret"}]
+              ref == [cluster[0]["metadata"]["name"]]
               and base64.b64decode(g(cluster[0], "data", "cluster-secret", default="")) == want, ref)
-        mounted = {g(v, "secret", "secretName") for v in g(stss[0], "spec", "template", "spec", "volumes", default=[])
-                   if "secret" in v}
+        mounted = {g(v, "secret", "secretName") for v in volumes if "secret" in v}
         names = {s["metadata"]["name"] for s in secrets}
         check("overlay: the tokens and TLS volumes name the overlay's Secrets", len(mounted) == 2 and mounted <= names,
               (mounted, names))

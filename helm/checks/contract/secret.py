@@ -1,8 +1,10 @@
 """The Secrets of a render: the cluster secret (from cluster.existingSecret, or the chart's Secret with
 cluster.secret or a random value), the tokens file and the TLS files; and never a secret in k8s/."""
 import base64
+import datetime
 import os
 import re
+import subprocess
 
 from .manifests import g, load
 from .report import check
@@ -27,6 +29,29 @@ def _mounted(r, path):
     return g(vols.get(mounts.get(path)) or {}, "secret", "secretName")
 
 
+CLUSTER_SECRET_DIR = "/etc/ringkv/cluster"
+
+
+def cluster_secret_sources(r, path):
+    """The Secret sources of the projected volume mounted at path in the ringkv container ([] if none)."""
+    mounts = {m["mountPath"]: m["name"] for m in r.container.get("volumeMounts", [])}
+    vols = {v["name"]: v for v in r.pod.get("volumes", [])}
+    sources = g(vols.get(mounts.get(path)) or {}, "projected", "sources") or []
+    return [src.get("secret") for src in sources]
+
+
+def _validity_days(pem):
+    """Days from notBefore to notAfter of a PEM certificate (openssl x509), or None."""
+    try:
+        out = subprocess.run(["openssl", "x509", "-noout", "-startdate", "-enddate"], input=pem.encode(),
+                             capture_output=True, check=True).stdout.decode()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    dates = dict(line.split("=", 1) for line in out.splitlines())
+    parse = lambda d: datetime.datetime.strptime(d, "%b %d %H:%M:%S %Y %Z")
+    return (parse(dates["notAfter"]) - parse(dates["notBefore"])).days
+
+
 def check_cluster_secret(r):
     """The cluster secret (two keys for a rotation), from the chart's Secret <fullname> or existingSecret;
     no hash of any secret in the pod template."""
@@ -37,11 +62,18 @@ def check_cluster_secret(r):
     check("no RINGKV_CLUSTER_KUBERNETES_SECRET (the nodes never fetch the secret themselves)",
           "RINGKV_CLUSTER_KUBERNETES_SECRET" not in env, env.get("RINGKV_CLUSTER_KUBERNETES_SECRET"))
     name = exp.get("existingSecret") or exp["fullname"]
-    ref, prev = _ref(env, "RINGKV_CLUSTER_SECRET"), _ref(env, "RINGKV_CLUSTER_PREVIOUS_SECRET")
-    check("RINGKV_CLUSTER_SECRET from Secret %s, key cluster-secret, required" % name,
-          ref == {"name": name, "key": "cluster-secret"} and "value" not in env.get("RINGKV_CLUSTER_SECRET", {}), ref)
-    check("RINGKV_CLUSTER_PREVIOUS_SECRET from Secret %s, key previous-cluster-secret, optional" % name,
-          prev == {"name": name, "key": "previous-cluster-secret", "optional": True}, prev)
+    check("no environment variable holds the cluster secret (RINGKV_CLUSTER_SECRET, _PREVIOUS_SECRET)",
+          not {"RINGKV_CLUSTER_SECRET", "RINGKV_CLUSTER_PREVIOUS_SECRET"} & set(env), sorted(env))
+    check("SPRING_CONFIG_IMPORT = optional:configtree:%s/ (the files as properties)" % CLUSTER_SECRET_DIR,
+          g(env, "SPRING_CONFIG_IMPORT", "value") == "optional:configtree:%s/" % CLUSTER_SECRET_DIR,
+          g(env, "SPRING_CONFIG_IMPORT"))
+    check("the cluster secret as files at %s from Secret %s: ringkv.cluster.secret (key cluster-secret, required), "
+          "ringkv.cluster.previous-secret (key previous-cluster-secret, optional)" % (CLUSTER_SECRET_DIR, name),
+          cluster_secret_sources(r, CLUSTER_SECRET_DIR) == [
+              {"name": name, "items": [{"key": "cluster-secret", "path": "ringkv.cluster.secret"}]},
+              {"name": name, "optional": True,
+               "items": [{"key": "previous-cluster-secret", "path": "ringkv.cluster.previous-secret"}]}],
+          cluster_secret_sources(r, CLUSTER_SECRET_DIR))
     if exp.get("existingSecret"):
         check("existingSecret %s: no cluster Secret rendered" % name,
               name not in secrets and exp["fullname"] not in secrets, list(secrets))
@@ -76,10 +108,13 @@ def check_tokens_and_tls(r):
               and _mounted(r, "/etc/ringkv/security") == tokens_name, val("RINGKV_SECURITY_TOKENS_FILE"))
         if not exp.get("tokensSecret"):
             sec = secrets.get(tokens_name)
-            admin, tokens = (_data(sec, "admin-token"), _data(sec, "tokens")) if sec else (None, None)
-            check("Secret %s: a random admin token, and the tokens file gives it role admin" % tokens_name,
-                  admin and len(admin) >= 32 and tokens and ("%s admin admin" % admin) in tokens.splitlines(),
-                  sec and list(sec.get("data", {})))
+            lines = (_data(sec, "tokens") or "").splitlines() if sec else []
+            for role in ("admin", "write", "read"):
+                token = _data(sec, role + "-token") if sec else None
+                check("Secret %s: a random %s token (key %s-token), and the tokens file gives it role %s"
+                      % (tokens_name, role, role, role),
+                      token and len(token) >= 32 and ("%s %s %s" % (token, role, role)) in lines,
+                      sec and list(sec.get("data", {})))
     else:
         check("security off: no tokens file, no tokens Secret",
               "RINGKV_SECURITY_TOKENS_FILE" not in r.env and tokens_name not in secrets, list(secrets))
@@ -95,6 +130,12 @@ def check_tokens_and_tls(r):
                   sec.get("type") == "kubernetes.io/tls"
                   and all((_data(sec, k) or "").startswith("-----BEGIN") for k in ("tls.crt", "tls.key", "ca.crt")),
                   sec and list(sec.get("data", {})))
+            # Nothing renews them (cert-manager does its own): a stolen CA key or certificate is
+            # good for this long. docs/security.md says how to renew.
+            for key in ("ca.crt", "tls.crt"):
+                days = _validity_days(_data(sec, key) or "")
+                check("Secret %s: %s valid for tls.validityDays (%s days)" % (tls_name, key, exp["tlsValidityDays"]),
+                      days == exp["tlsValidityDays"], days)
     else:
         check("TLS off: no TLS files, no TLS Secret",
               not any(k in r.env for k in files) and tls_name not in secrets, list(secrets))

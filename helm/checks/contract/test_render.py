@@ -37,7 +37,17 @@ class RenderChecks(unittest.TestCase):
 
     def test_a_cluster_secret_from_another_secret_fails(self):
         names = failed(render_checks, default_render(), {**K8S_EXPECT, "existingSecret": "shared"})
-        self.assertIn("RINGKV_CLUSTER_SECRET from Secret shared, key cluster-secret, required", names)
+        self.assertIn("the cluster secret as files at /etc/ringkv/cluster from Secret shared: ringkv.cluster.secret "
+                      "(key cluster-secret, required), ringkv.cluster.previous-secret (key previous-cluster-secret, "
+                      "optional)", names)
+
+    def test_the_cluster_secret_in_an_environment_variable_fails(self):
+        docs = default_render()
+        sts = [d for d in docs if d["kind"] == "StatefulSet"][0]
+        sts["spec"]["template"]["spec"]["containers"][0]["env"].append(
+            {"name": "RINGKV_CLUSTER_SECRET", "valueFrom": {"secretKeyRef": {"name": "ringkv-cluster", "key": "cluster-secret"}}})
+        self.assertIn("no environment variable holds the cluster secret (RINGKV_CLUSTER_SECRET, _PREVIOUS_SECRET)",
+                      failed(render_checks, docs, K8S_EXPECT))
 
     def test_a_checksum_of_a_secret_in_the_pod_template_fails(self):
         docs = default_render()
@@ -94,9 +104,16 @@ class Loadtest(unittest.TestCase):
 
     def test_a_report_container_that_is_not_a_sidecar_fails(self):
         docs = self.render()
-        del self.pod(docs)["initContainers"][0]["restartPolicy"]  # it would keep the pod from starting k6
+        del self.pod(docs)["initContainers"][1]["restartPolicy"]  # it would keep the pod from starting k6
         self.assertEqual(failed(loadtest.loadtest_checks, docs, LOADTEST, ROOT + "/loadtest"),
-                         ["one report container, the first init container, restartPolicy Always (a native sidecar)"])
+                         ["one report container, the first init container after the wait, restartPolicy Always "
+                          "(a native sidecar)"])
+
+    def test_a_k6_pod_that_does_not_wait_for_the_release_fails(self):
+        docs = self.render()
+        del self.pod(docs)["initContainers"][0]
+        self.assertIn("the first init container is wait-for-release (nothing starts before the release answers)",
+                      failed(loadtest.loadtest_checks, docs, LOADTEST, ROOT + "/loadtest"))
 
     def test_a_report_the_sidecar_cannot_read_fails(self):
         docs = self.render()

@@ -35,6 +35,38 @@ check_hook_script() {
   fi
 }
 
+# The init container of every client pod (files/wait-for-release.js): done at once when /v0/status
+# answers 200, and failing, with what it waited for, once WAIT_TIMEOUT_SECONDS have passed while
+# another server answers.
+check_wait_script() {
+  section "wait-for-release script (k6 + mock API)"
+  local name
+  if [ -z "$K6_BIN" ]; then
+    skip "k6 not found: wait-for-release script not exercised"
+    return
+  fi
+  name="wait script: ready at once when /v0/status answers 200"
+  if run_wait ok && grep -q 'ready: GET .*/v0/status -> 200' "$WORK/wait-ok.out"; then pass "$name"; else fail "$name" "$WORK/wait-ok.out"; fi
+  name="wait script: fails after WAIT_TIMEOUT_SECONDS while another server answers 404"
+  if run_wait stranger; then
+    fail "$name" "$WORK/wait-stranger.out"
+  elif grep -q 'did not answer GET .*/v0/status with 200 within 3s' "$WORK/wait-stranger.out"; then
+    pass "$name"
+  else
+    fail "$name (wrong reason)" "$WORK/wait-stranger.out"
+  fi
+}
+
+# run_wait MODE: the wait script against a mock in MODE, with a 3 s bound; returns k6's exit code.
+run_wait() {
+  local mode=$1 rc=0
+  start_mock "$mode"
+  env -i HOME="$WORK" BASE_URL="$MOCK_URL" WAIT_TIMEOUT_SECONDS=3 K6_NO_USAGE_REPORT=true \
+    "$K6_BIN" run --quiet --no-color "$CHART/files/wait-for-release.js" >"$WORK/wait-$mode.out" 2>&1 || rc=$?
+  stop_mock
+  return "$rc"
+}
+
 # run_hook MODE TOKEN: runs the hook script against a mock in MODE ("ok" or "corrupt") that wants the token
 # mock-token; returns k6's exit code.
 run_hook() {

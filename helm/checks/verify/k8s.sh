@@ -54,8 +54,8 @@ check_overlay() {
   local overlay="$WORK/overlay" name="kubectl kustomize of an overlay of k8s/ (namespace kvns, its own Secrets)"
   mkdir -p "$overlay"
   head -c 24 /dev/urandom | base64 >"$overlay/cluster-secret.txt"
-  head -c 30 /dev/urandom | base64 >"$overlay/admin-token.txt"
-  printf '%s admin admin\n' "$(cat "$overlay/admin-token.txt")" >"$overlay/tokens.txt"
+  head -c 30 /dev/urandom | base64 >"$overlay/write-token.txt"
+  printf '%s write k6\n' "$(cat "$overlay/write-token.txt")" >"$overlay/tokens.txt"
   # kustomize does not parse them: placeholders do for the build.
   printf -- '-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n' | tee "$overlay/tls.crt" >"$overlay/ca.crt"
   printf -- '-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n' >"$overlay/tls.key"

@@ -79,11 +79,12 @@ check_job_name() {
 }
 
 # helm package follows the symlink and stores the three scripts (and only them) as real files, beside
-# the scripts of the helm test, the backup CronJob and the restore Job (and the helpers those two share).
+# the scripts of the helm test, the backup CronJob and the restore Job (and the helpers those two share),
+# and the one every client pod first waits for the release with.
 check_package() {
   local tgz listed script same=1
-  local want="ringkv/files/actuator-client.js ringkv/files/backup.js ringkv/files/helm-test.js ringkv/files/loadtest/fill.js ringkv/files/loadtest/kv.js ringkv/files/loadtest/lib.js ringkv/files/restore.js"
-  local name="packaged chart has exactly files/{actuator-client,backup,helm-test,restore}.js and files/loadtest/{fill,kv,lib}.js (.helmignore keeps the rest of loadtest/ out)"
+  local want="ringkv/files/actuator-client.js ringkv/files/backup.js ringkv/files/helm-test.js ringkv/files/loadtest/fill.js ringkv/files/loadtest/kv.js ringkv/files/loadtest/lib.js ringkv/files/restore.js ringkv/files/wait-for-release.js"
+  local name="packaged chart has exactly files/{actuator-client,backup,helm-test,restore,wait-for-release}.js and files/loadtest/{fill,kv,lib}.js (.helmignore keeps the rest of loadtest/ out)"
   mkdir -p "$WORK/pkg"
   if ! "$HELM" package "$CHART" -d "$WORK/pkg" >"$WORK/pkg.out" 2>&1; then
     fail "helm package succeeds" "$WORK/pkg.out"

@@ -104,8 +104,9 @@ actuator-client.js: |
 
 {{/*
 A k6 pod's spec running SCRIPT from CONFIGMAP against the nodes: (dict "ctx" $ "component" NAME
-"script" SCRIPT "configMap" CONFIGMAP "env" ENV_YAML "resources" RESOURCES). Locked down as the
-helm test pod: no ServiceAccount token, non-root, read-only root filesystem, no capabilities.
+"script" SCRIPT "configMap" CONFIGMAP "env" ENV_YAML "resources" RESOURCES), after the init container
+that waits for the release (ringkv.waitForReleaseContainer). Locked down as the helm test pod: no
+ServiceAccount token, non-root, read-only root filesystem, no capabilities.
 */}}
 {{- define "ringkv.actuatorClientPodSpec" -}}
 {{- $ctx := .ctx -}}
@@ -123,6 +124,8 @@ securityContext:
 imagePullSecrets:
   {{- toYaml . | nindent 2 }}
 {{- end }}
+initContainers:
+  {{- include "ringkv.waitForReleaseContainer" (dict "ctx" $ctx "image" $ctx.Values.tests.image "securityContext" (include "ringkv.clientSecurityContext" $ctx | fromYaml)) | nindent 2 }}
 containers:
   - name: {{ .component }}
     image: "{{ $ctx.Values.tests.image.repository }}:{{ $ctx.Values.tests.image.tag }}"
@@ -134,11 +137,7 @@ containers:
       - --no-color
       - /scripts/{{ .script }}
     securityContext:
-      readOnlyRootFilesystem: true
-      allowPrivilegeEscalation: false
-      capabilities:
-        drop:
-          - ALL
+      {{- include "ringkv.clientSecurityContext" $ctx | nindent 6 }}
     {{- with .resources }}
     resources:
       {{- toYaml . | nindent 6 }}
@@ -147,7 +146,7 @@ containers:
       {{- .env | nindent 6 }}
       - name: K6_NO_USAGE_REPORT
         value: "true"
-      {{- include "ringkv.clientCredentialsEnv" $ctx | nindent 6 }}
+      {{- include "ringkv.clientCredentialsEnv" (dict "ctx" $ctx "role" "admin") | nindent 6 }}
     volumeMounts:
       - name: scripts
         mountPath: /scripts
@@ -157,6 +156,7 @@ volumes:
   - name: scripts
     configMap:
       name: {{ .configMap }}
+  {{- include "ringkv.waitForReleaseVolume" $ctx | nindent 2 }}
   {{- include "ringkv.clientCaVolume" $ctx | nindent 2 }}
 {{- end }}
 

@@ -154,6 +154,7 @@ Where the pods find the tokens file and the TLS files (fixed paths, mounted from
 */}}
 {{- define "ringkv.tokensDir" -}}/etc/ringkv/security{{- end }}
 {{- define "ringkv.tlsDir" -}}/etc/ringkv/tls{{- end }}
+{{- define "ringkv.clusterSecretDir" -}}/etc/ringkv/cluster{{- end }}
 
 {{/*
 Name of the kubernetes.io/tls Secret (tls.crt, tls.key, ca.crt): tls.existingSecret or
@@ -362,20 +363,27 @@ A Prometheus duration (30s, 1m30s; the schema checks the form) in milliseconds.
 {{- end }}
 
 {{/*
-What a client pod of the chart (the helm test, the k6 loadtest Job) needs to reach the
-nodes: RINGKV_TOKEN, the admin token (security.enabled; a token of role write or more
-under key admin-token with security.existingSecret), and SSL_CERT_FILE, the nodes' CA, which
-k6 (Go) trusts instead of the system's roots (tls.enabled). Env entries, volume mount and
-volume, each empty when not needed.
+What a client pod of the chart (the helm test, the k6 loadtest Job, the backup and restore Jobs)
+needs to reach the nodes, with the least role it needs: (dict "ctx" $ "role" ROLE).
+RINGKV_TOKEN, the token of key ROLE-token of the tokens Secret (security.enabled: the chart's
+generated ones, or those of security.existingSecret), and the nodes' CA (ringkv.clientCaEnv).
 */}}
 {{- define "ringkv.clientCredentialsEnv" -}}
-{{- if .Values.security.enabled }}
+{{- if .ctx.Values.security.enabled }}
 - name: RINGKV_TOKEN
   valueFrom:
     secretKeyRef:
-      name: {{ include "ringkv.tokensSecretName" . }}
-      key: admin-token
+      name: {{ include "ringkv.tokensSecretName" .ctx }}
+      key: {{ .role }}-token
 {{- end }}
+{{- include "ringkv.clientCaEnv" .ctx }}
+{{- end }}
+
+{{/*
+SSL_CERT_FILE, the nodes' CA, which k6 (Go) then trusts instead of the system's roots, so that
+only a certificate of the release counts (tls.enabled). An env entry, or nothing.
+*/}}
+{{- define "ringkv.clientCaEnv" -}}
 {{- if .Values.tls.enabled }}
 - name: SSL_CERT_FILE
   value: /etc/ringkv/ca/ca.crt
@@ -399,4 +407,81 @@ volume, each empty when not needed.
       - key: ca.crt
         path: ca.crt
 {{- end }}
+{{- end }}
+
+{{/*
+"true" when the release has a client pod (the helm test, the loadtest Job, the backup CronJob, the
+restore Job), each of which first waits for the release (ringkv.waitForReleaseContainer). Empty
+otherwise.
+*/}}
+{{- define "ringkv.waitsForRelease" -}}
+{{- if or .Values.tests.enabled .Values.loadtest.enabled .Values.backup.schedule .Values.restore.from }}true{{ end }}
+{{- end }}
+
+{{- define "ringkv.waitConfigMapName" -}}
+{{- printf "%s-wait" (include "ringkv.fullname" .) }}
+{{- end }}
+
+{{/*
+The init container that a client pod of the chart runs first: k6 (IMAGE, the pod's own k6 image,
+whose entrypoint is k6) with files/wait-for-release.js, which polls GET /v0/status through the
+client Service until it answers 200, at most waitForRelease.timeoutSeconds, and fails the pod
+otherwise. With TLS only the release's CA is trusted. It needs no token (/v0/status is open):
+(dict "ctx" $ "image" IMAGE "securityContext" CONTEXT). Mounts the volumes ringkv.waitForReleaseVolume
+and ringkv.clientCaVolume.
+*/}}
+{{- define "ringkv.waitForReleaseContainer" -}}
+{{- $ctx := .ctx -}}
+- name: wait-for-release
+  image: "{{ .image.repository }}:{{ .image.tag }}"
+  imagePullPolicy: {{ .image.pullPolicy }}
+  args:
+    - run
+    - --quiet
+    - --no-color
+    - /wait/wait-for-release.js
+  env:
+    - name: BASE_URL
+      value: {{ include "ringkv.clientServiceUrl" $ctx | quote }}
+    - name: WAIT_TIMEOUT_SECONDS
+      value: {{ int $ctx.Values.waitForRelease.timeoutSeconds | quote }}
+    - name: K6_NO_USAGE_REPORT
+      value: "true"
+    {{- include "ringkv.clientCaEnv" $ctx | nindent 4 }}
+  securityContext:
+    {{- toYaml .securityContext | nindent 4 }}
+  {{- with $ctx.Values.waitForRelease.resources }}
+  resources:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  volumeMounts:
+    - name: wait
+      mountPath: /wait
+      readOnly: true
+    {{- include "ringkv.clientCaMount" $ctx | nindent 4 }}
+{{- end }}
+
+{{- define "ringkv.waitForReleaseVolume" -}}
+- name: wait
+  configMap:
+    name: {{ include "ringkv.waitConfigMapName" . }}
+{{- end }}
+
+{{/*
+The client Service's URL, as a pod of the release's namespace reaches it.
+*/}}
+{{- define "ringkv.clientServiceUrl" -}}
+{{- printf "%s://%s:%d" (include "ringkv.scheme" .) (include "ringkv.fullname" .) (int .Values.service.port) }}
+{{- end }}
+
+{{/*
+The container security context of the helm test's and the backup and restore Jobs' k6 containers:
+k6 needs no privileges and writes nothing.
+*/}}
+{{- define "ringkv.clientSecurityContext" -}}
+readOnlyRootFilesystem: true
+allowPrivilegeEscalation: false
+capabilities:
+  drop:
+    - ALL
 {{- end }}

@@ -19,7 +19,7 @@ fill.js kv.js lib.js
 The client Service, as the k6 pod (same namespace) reaches it.
 */}}
 {{- define "ringkv.loadtestBaseUrl" -}}
-{{- printf "%s://%s:%d" (include "ringkv.scheme" .) (include "ringkv.fullname" .) (int .Values.service.port) }}
+{{- include "ringkv.clientServiceUrl" . }}
 {{- end }}
 
 {{/*
@@ -73,7 +73,7 @@ Integers go through `int`: helm holds YAML numbers as float64, which print as 1e
   value: none
 - name: K6_NO_USAGE_REPORT
   value: "true"
-{{- include "ringkv.clientCredentialsEnv" . }}
+{{- include "ringkv.clientCredentialsEnv" (dict "ctx" . "role" "write") }}
 {{- range $name, $value := $lt.env }}
 - name: {{ $name }}
   value: {{ $value | quote }}
@@ -215,8 +215,9 @@ spec:
   imagePullSecrets:
     {{- toYaml . | nindent 4 }}
   {{- end }}
-  {{- if or $report (eq .Values.loadtest.fill "init") }}
   initContainers:
+    # Nothing starts before the release answers through the client Service.
+    {{- include "ringkv.waitForReleaseContainer" (dict "ctx" . "image" .Values.loadtest.image "securityContext" .Values.loadtest.securityContext) | nindent 4 }}
     {{- if $report }}
     {{- include "ringkv.loadtestReportContainer" . | nindent 4 }}
     {{- end }}
@@ -224,7 +225,6 @@ spec:
     # Fills the store (every key of KEYSPACE once) before the run, so every GET must find its key.
     {{- include "ringkv.loadtestContainer" (dict "ctx" . "name" "fill" "script" "fill.js") | nindent 4 }}
     {{- end }}
-  {{- end }}
   containers:
     {{- include "ringkv.loadtestContainer" (dict "ctx" . "name" "k6" "script" "kv.js" "report" $report) | nindent 4 }}
   volumes:
@@ -241,6 +241,7 @@ spec:
       emptyDir:
         sizeLimit: 16Mi
     {{- end }}
+    {{- include "ringkv.waitForReleaseVolume" . | nindent 4 }}
     {{- include "ringkv.clientCaVolume" . | nindent 4 }}
 {{- end }}
 
@@ -252,6 +253,6 @@ new Job and helm deletes the old one, instead of failing; an upgrade that leaves
 the finished Job alone too.
 */}}
 {{- define "ringkv.loadtestJobName" -}}
-{{- $hash := print (include "ringkv.loadtestPodTemplate" .) (include "ringkv.loadtestScripts" .) | sha256sum | trunc 8 }}
+{{- $hash := print (include "ringkv.loadtestPodTemplate" .) (include "ringkv.loadtestScripts" .) (.Files.Get "files/wait-for-release.js") | sha256sum | trunc 8 }}
 {{- printf "%s-loadtest-%s" (include "ringkv.fullname" . | trunc 45 | trimSuffix "-") $hash }}
 {{- end }}
