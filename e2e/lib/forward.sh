@@ -16,11 +16,18 @@ port_forward() { # target remote-port
   FWD_PID=$!
   PF_PIDS+=("$FWD_PID")
 }
-# Forwards to the HTTP port of a pod or service and waits until it answers; sets BASE to the URL.
+# True when GET <base>/v0/status answers 200 (the node is ready) over a certificate of the release's
+# CA: what every client of the run (curl, the write checker, the census) waits for before it starts.
+answers_status() { # base-url
+  [ "$(rcurl -s -o /dev/null -w '%{http_code}' --max-time 5 "$1/v0/status" || true)" = 200 ]
+}
+# Forwards to the HTTP port of a pod or service and waits (50 tries, 0.2 s apart) until it answers
+# /v0/status 200 (answers_status); sets BASE to the URL. Every client of the run reaches the nodes
+# through it; the chart's Jobs and the helm test wait by themselves (their init container).
 try_forward() { # target
   port_forward "$1" 8080
   for _ in $(seq 1 50); do
-    rcurl -fs -o /dev/null "$SCHEME://127.0.0.1:$FWD_PORT/v0/status" && { BASE="$SCHEME://127.0.0.1:$FWD_PORT"; return 0; }
+    answers_status "$SCHEME://127.0.0.1:$FWD_PORT" && { BASE="$SCHEME://127.0.0.1:$FWD_PORT"; return 0; }
     sleep 0.2
   done
   stop_forward "$FWD_PID"
