@@ -16,6 +16,7 @@ import org.springframework.security.web.server.ServerAuthenticationEntryPoint;
 import org.springframework.security.web.server.authentication.ServerAuthenticationFailureHandler;
 import org.springframework.security.web.server.authorization.ServerAccessDeniedHandler;
 import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -24,7 +25,8 @@ import reactor.core.publisher.Mono;
 /**
  * The answers to a request that is refused: 401 with {@code WWW-Authenticate: Bearer} when the
  * token is missing or unknown, 403 when the client's role is not enough, 400 for a token in the
- * query string; each with a short JSON problem body, like the framework's other errors. Every
+ * query string, 429 with {@code Retry-After} to an address that sent too many unknown tokens
+ * ({@link FailedTokenThrottle}); each with a short JSON problem body, like the framework's other errors. Every
  * refusal is counted by reason ({@code ringkv.security.failed.attempts}) and logged at most once
  * per {@link #LOG_EVERY}; a token is never logged.
  */
@@ -42,7 +44,9 @@ final class Refusals {
                 "The bearer token is not one of this cluster's client tokens."),
         QUERY_TOKEN(HttpStatus.BAD_REQUEST, null,
                 "A token in the query string is refused, since URLs are logged: send it as 'Authorization: Bearer <token>'."),
-        FORBIDDEN(HttpStatus.FORBIDDEN, null, "The client token's role does not allow this request.");
+        FORBIDDEN(HttpStatus.FORBIDDEN, null, "The client token's role does not allow this request."),
+        THROTTLED(HttpStatus.TOO_MANY_REQUESTS, null,
+                "Too many unknown tokens from this address: its tokens are not checked until Retry-After has passed.");
 
         final HttpStatus status;
         final String challenge;
@@ -63,11 +67,14 @@ final class Refusals {
 
     private final Map<Reason, Counter> counters = new EnumMap<>(Reason.class);
     private final RateLimitedLog logLimit = new RateLimitedLog(LOG_EVERY, System::nanoTime);
+    private final FailedTokenThrottle throttle;
 
-    Refusals(MeterRegistry meters) {
+    Refusals(MeterRegistry meters, FailedTokenThrottle throttle) {
+        this.throttle = throttle;
         for (Reason reason : Reason.values()) {
             counters.put(reason, Counter.builder("ringkv.security.failed.attempts")
-                    .description("Requests refused for a missing, unknown or misplaced client token, or a role that is not enough")
+                    .description("Requests refused for a missing, unknown or misplaced client token, a role that is not enough, "
+                            + "or too many unknown tokens from the address")
                     .tag("reason", reason.tag())
                     .register(meters));
         }
@@ -78,9 +85,41 @@ final class Refusals {
         return (exchange, error) -> refuse(exchange, Reason.MISSING_TOKEN);
     }
 
-    /** A token that is not known, or one in the query string. */
+    /** A token that is not known, or one in the query string; an unknown one counts against its address. */
     ServerAuthenticationFailureHandler badToken() {
-        return (filterExchange, error) -> refuse(filterExchange.getExchange(), reasonOf(error));
+        return (filterExchange, error) -> {
+            Reason reason = reasonOf(error);
+            String address = addressOf(filterExchange.getExchange());
+            if (reason == Reason.UNKNOWN_TOKEN && address != null) {
+                throttle.failed(address);
+            }
+            return refuse(filterExchange.getExchange(), reason);
+        };
+    }
+
+    /**
+     * Ahead of the token check: a request with a token from an address that sent too many unknown
+     * ones is refused without checking it. Requests without a token go on, to be decided as ever.
+     */
+    WebFilter throttled() {
+        return (exchange, chain) -> {
+            String address = addressOf(exchange);
+            if (address == null || !exchange.getRequest().getHeaders().containsHeader(HttpHeaders.AUTHORIZATION)) {
+                return chain.filter(exchange);
+            }
+            return throttle.refusedFor(address).map(left -> {
+                // Whole seconds, rounded up: a client that waits that long is let through.
+                long seconds = Math.max(1, left.plusNanos(999_999_999).toSeconds());
+                exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
+                return refuse(exchange, Reason.THROTTLED);
+            }).orElseGet(() -> chain.filter(exchange));
+        };
+    }
+
+    /** The client's IP address, as the connection shows it (a proxy's headers are not trusted). */
+    private static String addressOf(ServerWebExchange exchange) {
+        var remote = exchange.getRequest().getRemoteAddress();
+        return remote == null || remote.getAddress() == null ? null : remote.getAddress().getHostAddress();
     }
 
     /** A known token whose role is not enough. */

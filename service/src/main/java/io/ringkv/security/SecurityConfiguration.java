@@ -55,13 +55,16 @@ public class SecurityConfiguration {
                     .headers(ServerHttpSecurity.HeaderSpec::disable)
                     .build();
         }
-        var refusals = new Refusals(meters);
+        var throttle = settings.throttle();
+        var refusals = new Refusals(meters,
+                new FailedTokenThrottle(throttle.failures(), throttle.window(), throttle.addresses(), System::nanoTime));
         var bearer = new AuthenticationWebFilter(tokenManager);
         bearer.setServerAuthenticationConverter(new BearerTokens());
         bearer.setAuthenticationFailureHandler(refusals.badToken());
         // The security headers (Cache-Control, X-Frame-Options, HSTS...) are for browsers; a
         // key-value API's clients are programs, and writing them cost heap on every answer.
         return http.headers(ServerHttpSecurity.HeaderSpec::disable)
+                .addFilterBefore(refusals.throttled(), SecurityWebFiltersOrder.AUTHENTICATION)
                 .addFilterAt(bearer, SecurityWebFiltersOrder.AUTHENTICATION)
                 .exceptionHandling(handling -> handling.authenticationEntryPoint(refusals.missingToken())
                         .accessDeniedHandler(refusals.forbidden()))
@@ -110,7 +113,7 @@ public class SecurityConfiguration {
     @Bean
     @ConditionalOnBooleanProperty("ringkv.security.enabled")
     ClientTokens clientTokens(SecurityProperties settings, MeterRegistry meters) {
-        return ClientTokens.load(settings.tokensFile(), Schedulers.boundedElastic(), meters);
+        return ClientTokens.load(settings.tokensFile(), settings.tokensMissingGrace(), Schedulers.boundedElastic(), meters);
     }
 
     /** Finds a presented token among the client tokens; with security off, there are none to find. */

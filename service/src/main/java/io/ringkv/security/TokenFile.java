@@ -35,7 +35,10 @@ public final class TokenFile {
     private TokenFile() {
     }
 
-    /** The grants of a file's text, or an {@link InvalidTokenFileException} naming every bad line. */
+    /**
+     * The grants of a file's text, none for a file of only comments and blank lines; or an
+     * {@link InvalidTokenFileException} naming every bad line.
+     */
     public static List<Grant> parse(String text) {
         List<Grant> grants = new ArrayList<>();
         List<String> problems = new ArrayList<>();
@@ -67,9 +70,6 @@ public final class TokenFile {
         }
         if (!problems.isEmpty()) {
             throw new InvalidTokenFileException(String.join("; ", problems));
-        }
-        if (grants.isEmpty()) {
-            throw new InvalidTokenFileException("no tokens in it (one 'token role [name]' per line)");
         }
         return List.copyOf(grants);
     }

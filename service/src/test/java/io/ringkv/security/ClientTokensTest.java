@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,15 +21,17 @@ class ClientTokensTest {
 
     private static final String OLD = "old-0123456789abcdef";
     private static final String NEW = "new-0123456789abcdef";
+    private static final Duration GRACE = Duration.ofSeconds(60);
 
     @TempDir
     Path dir;
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final AtomicLong nanos = new AtomicLong();
 
     @Test
     void aReplacedFileTakesEffectAtTheNextCheck() throws IOException {
         Path file = write("tokens", OLD + " write app\n");
-        var tokens = ClientTokens.load(file, Schedulers.immediate(), meters);
+        var tokens = ClientTokens.load(file, GRACE, Schedulers.immediate(), meters);
         assertThat(tokens.find(OLD)).contains(new Client("app", Role.WRITE));
 
         // As Kubernetes updates a mounted Secret: a new file moved into place.
@@ -38,9 +42,63 @@ class ClientTokensTest {
     }
 
     @Test
+    void anEmptiedFileRefusesEveryTokenOfTheFile() throws IOException {
+        Path file = write("tokens", OLD + " admin\n");
+        var tokens = ClientTokens.load(file, GRACE, Schedulers.immediate(), meters);
+        RequestCredential own = tokens.issue("warm-up", Role.READ);
+
+        write("tokens", "# every client revoked\n");
+        tokens.check();
+        assertThat(tokens.find(OLD)).isEmpty();
+        assertThat(meters.get("ringkv.security.tokens").gauge().value()).isZero();
+        assertThat(meters.get("ringkv.security.tokens.reload.failures").counter().count()).as("an empty file is a valid one").isZero();
+        assertThat(tokens.find(own.authorization().orElseThrow().substring("Bearer ".length()))).as("the node's own").isPresent();
+    }
+
+    @Test
+    void aFileGoneLongerThanTheGraceRefusesEveryTokenUntilItIsBack() throws IOException {
+        Path file = write("tokens", OLD + " admin\n");
+        var tokens = ClientTokens.load(file, GRACE, Schedulers.immediate(), meters, nanos::get);
+        Files.delete(file);
+
+        tokens.check();
+        nanos.addAndGet(GRACE.toNanos() - 1);
+        tokens.check();
+        assertThat(tokens.find(OLD)).as("within the grace").isPresent();
+
+        nanos.incrementAndGet();
+        tokens.check();
+        assertThat(tokens.find(OLD)).as("after the grace").isEmpty();
+        assertThat(meters.get("ringkv.security.tokens").gauge().value()).isZero();
+
+        write("tokens", OLD + " admin\n");
+        tokens.check();
+        assertThat(tokens.find(OLD)).as("the same file back").isPresent();
+        assertThat(meters.get("ringkv.security.tokens").gauge().value()).isOne();
+    }
+
+    @Test
+    void aBadFileAfterTheGraceKeepsRefusingAndAGoodOneIsTaken() throws IOException {
+        Path file = write("tokens", OLD + " admin\n");
+        var tokens = ClientTokens.load(file, Duration.ZERO, Schedulers.immediate(), meters, nanos::get);
+        Files.delete(file);
+        tokens.check();
+        assertThat(tokens.find(OLD)).isEmpty();
+
+        write("tokens", OLD + " superuser\n");
+        tokens.check();
+        assertThat(tokens.find(OLD)).as("a bad file restores nothing").isEmpty();
+
+        write("tokens", NEW + " read\n");
+        tokens.check();
+        assertThat(tokens.find(NEW)).isPresent();
+        assertThat(tokens.find(OLD)).isEmpty();
+    }
+
+    @Test
     void aBrokenOrMissingFileKeepsTheTokensInForceAndIsCountedOnce() throws IOException {
         Path file = write("tokens", OLD + " admin\n");
-        var tokens = ClientTokens.load(file, Schedulers.immediate(), meters);
+        var tokens = ClientTokens.load(file, GRACE, Schedulers.immediate(), meters);
 
         write("tokens", OLD + " superuser\n" + NEW + " read\n");
         tokens.check();
@@ -64,7 +122,7 @@ class ClientTokensTest {
     @Test
     void anIssuedTokenWorksUntilClosedWhateverTheFileSays() throws IOException {
         Path file = write("tokens", OLD + " admin\n");
-        var tokens = ClientTokens.load(file, Schedulers.immediate(), meters);
+        var tokens = ClientTokens.load(file, GRACE, Schedulers.immediate(), meters);
         RequestCredential credential = tokens.issue("warm-up", Role.READ);
         String token = credential.authorization().orElseThrow().substring("Bearer ".length());
         assertThat(token).hasSizeGreaterThanOrEqualTo(TokenFile.MIN_TOKEN_LENGTH);
@@ -82,14 +140,14 @@ class ClientTokensTest {
 
     @Test
     void aNodeDoesNotStartWithoutUsableTokens() throws IOException {
-        assertThatThrownBy(() -> ClientTokens.load(null, Schedulers.immediate(), meters))
+        assertThatThrownBy(() -> ClientTokens.load(null, GRACE, Schedulers.immediate(), meters))
                 .isInstanceOf(InvalidSettingException.class)
                 .hasMessageStartingWith("Invalid setting ringkv.security.tokens-file: not set");
-        assertThatThrownBy(() -> ClientTokens.load(dir.resolve("absent"), Schedulers.immediate(), meters))
+        assertThatThrownBy(() -> ClientTokens.load(dir.resolve("absent"), GRACE, Schedulers.immediate(), meters))
                 .isInstanceOf(InvalidSettingException.class)
                 .hasMessageStartingWith("Invalid setting ringkv.security.tokens-file: cannot read");
         Path empty = write("empty", "# to do\n");
-        assertThatThrownBy(() -> ClientTokens.load(empty, Schedulers.immediate(), meters))
+        assertThatThrownBy(() -> ClientTokens.load(empty, GRACE, Schedulers.immediate(), meters))
                 .isInstanceOf(InvalidSettingException.class)
                 .hasMessageContaining("no tokens");
     }
