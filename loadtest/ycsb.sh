@@ -33,7 +33,7 @@
 #   CONNECTIONS   16                   per wrk process; three processes
 #   REPLICAS      2/3                  replicas of every cluster request (single: none)
 #   NODE_HEAP     256m                 ringkv nodes: bin/node --heap (the chart's JVM flags)
-#   NODE_ARGS     unset                more settings for every ringkv node, e.g. "--ringkv.storage.block-cache=64MB"
+#   NODE_ARGS     unset                more settings for every ringkv node, e.g. "--ringkv.storage.memory-size=64MB"
 #   PORT_BASE     19180                ringkv on PORT_BASE..+2 (single: +10); etcd clients +20..+22, peers +30..+32
 #   PROFILE       0                    1: cpu and alloc flame graphs of every ringkv node in every workload
 #   JAR           unset                run that jar; otherwise service/target/ringkv.jar, built when stale

@@ -10,9 +10,9 @@ import org.springframework.validation.FieldError;
 import org.springframework.validation.ObjectError;
 
 /**
- * Turns a bad setting into Spring Boot's short start-up failure report instead of a stack trace,
- * in the same words whether a constraint of {@link RingkvProperties} found it or the node did
- * (an {@link InvalidSettingException}). Ahead of Spring Boot's own analyzers of binding failures,
+ * Turns a bad setting, or an unknown one ({@link UnknownSettings}), into Spring Boot's short
+ * start-up failure report instead of a stack trace, in the same words whether a constraint of
+ * {@link RingkvProperties} found a bad one or the node did (an {@link InvalidSettingException}). Ahead of Spring Boot's own analyzers of binding failures,
  * which would report either as a failed binding of the whole {@code ringkv} object.
  */
 @Order(Ordered.HIGHEST_PRECEDENCE)
@@ -21,6 +21,10 @@ public class InvalidSettingFailureAnalyzer implements FailureAnalyzer {
     @Override
     public FailureAnalysis analyze(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof UnknownSettingException unknown) {
+                return new FailureAnalysis(unknown.getMessage(),
+                        "Correct or remove it (docs/configuration.md lists every setting) and start the node again.", unknown);
+            }
             InvalidSettingException invalid = switch (cause) {
                 case InvalidSettingException exception -> exception;
                 case BindValidationException exception -> firstViolation(exception);

@@ -35,11 +35,12 @@ class DocumentationTest {
 
     /**
      * {@code ringkv.*} names the pages may use that are not settings of a node: system properties
-     * of the tests and of the image's training run, and files.
+     * of the tests and of the image's training run, an example, and files.
      */
     private static final Set<String> NOT_SETTINGS = Set.of(
             "ringkv.testing.replica-delay", // the tests' fault injector (io.ringkv.testing.ReplicaDelay)
             "ringkv.aot-training", // the image build's ahead-of-time training run (startup.TrainingRun)
+            "ringkv.cluster.zone", // configuration.md's example of an unknown setting, which a node refuses
             "ringkv.jar", "ringkv.json", "ringkv.yaml");
 
     @Test

@@ -4,9 +4,10 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
 import io.netty.buffer.ByteBuf;
@@ -25,11 +26,20 @@ import io.ringkv.peer.wire.Wire;
  */
 @AutoConfiguration
 @ConditionalOnProperty("ringkv.testing.replica-delay")
+@EnableConfigurationProperties(ReplicaDelay.Settings.class)
 public class ReplicaDelay {
 
+    /**
+     * The setting, declared so that a node with this class on its class path knows it
+     * (io.ringkv.config.UnknownSettings); a node without it refuses it as unknown.
+     */
+    @ConfigurationProperties("ringkv.testing")
+    public record Settings(Duration replicaDelay) {
+    }
+
     @Bean
-    PeerServerCustomizer replicaDelay(@Value("${ringkv.testing.replica-delay}") Duration delay) {
-        return delaying(delay);
+    PeerServerCustomizer replicaDelay(Settings settings) {
+        return delaying(settings.replicaDelay());
     }
 
     /** A cluster port whose answers to point requests go out {@code delay} late. */

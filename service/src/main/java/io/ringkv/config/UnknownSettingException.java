@@ -1,0 +1,9 @@
+package io.ringkv.config;
+
+/** A {@code ringkv.*} setting was given that nothing reads; the node stops and names it. */
+public final class UnknownSettingException extends RuntimeException {
+
+    UnknownSettingException(String message) {
+        super(message, null, false, false);
+    }
+}
