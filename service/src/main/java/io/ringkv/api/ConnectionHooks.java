@@ -1,6 +1,7 @@
 package io.ringkv.api;
 
 import java.util.ArrayDeque;
+import java.util.List;
 
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
@@ -29,8 +30,10 @@ import reactor.netty.NettyPipeline;
  * it said) is answered 400 by Reactor Netty, but the body stream still ends as if complete,
  * holding what had arrived: a PUT would store an empty or cut-off value. The connection is marked,
  * and {@link #bodyBroken} tells the handler. A transfer coding other than plain {@code chunked}
- * ({@code gzip, chunked}) would be stored still encoded: such a request fails to decode here, so
- * Reactor Netty answers it 400 before any handler runs.
+ * ({@code gzip, chunked}) would be stored still encoded, and a second {@code Transfer-Encoding}
+ * header ({@code chunked}, then {@code identity}) lets a proxy that honours the last one frame the
+ * request differently (smuggling): every request but one with exactly one header saying
+ * {@code chunked} fails to decode here, so Reactor Netty answers it 400 before any handler runs.
  *
  * <p><b>Writability.</b> Reactor Netty writes up to 128 items of a streamed body into the
  * connection whether or not the client reads them; with values of megabytes that is hundreds of
@@ -101,11 +104,11 @@ final class ConnectionHooks extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object message) {
         if (message instanceof HttpRequest request) {
             ctx.channel().attr(BODY_BROKEN).set(Boolean.FALSE);
-            String coding = request.headers().get(HttpHeaderNames.TRANSFER_ENCODING);
-            if (coding != null && request.decoderResult().isSuccess()
-                    && !HttpHeaderValues.CHUNKED.contentEqualsIgnoreCase(coding.strip())) {
+            List<String> codings = request.headers().getAll(HttpHeaderNames.TRANSFER_ENCODING);
+            if (!codings.isEmpty() && request.decoderResult().isSuccess()
+                    && (codings.size() > 1 || !HttpHeaderValues.CHUNKED.contentEqualsIgnoreCase(codings.get(0).strip()))) {
                 request.setDecoderResult(DecoderResult.failure(
-                        new IllegalArgumentException("unsupported Transfer-Encoding: " + coding)));
+                        new IllegalArgumentException("unsupported Transfer-Encoding: " + codings)));
             }
         } else if (message instanceof HttpContent content && content.decoderResult().isFailure()) {
             ctx.channel().attr(BODY_BROKEN).set(Boolean.TRUE);

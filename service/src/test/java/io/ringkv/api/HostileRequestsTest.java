@@ -187,6 +187,28 @@ class HostileRequestsTest {
         System.out.printf("HOSTILE framing and headers: %d requests, 0 answered 5xx, 0 hung%n", requests.size());
     }
 
+    /**
+     * Transfer-Encoding other than one header saying exactly {@code chunked}: a proxy going by
+     * another of the headers, or by the last coding, would frame the body differently. Each is a
+     * 400 that stores nothing.
+     */
+    @Test
+    void transferEncodingOtherThanOneChunkedIs400() throws IOException {
+        String body = "\r\n3\r\nabc\r\n0\r\n\r\n";
+        List<String> codings = List.of(
+                "Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n",
+                "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
+                "Transfer-Encoding: identity\r\nTransfer-Encoding: chunked\r\n",
+                "Transfer-Encoding: chunked, chunked\r\n",
+                "Transfer-Encoding: chunked, identity\r\n");
+        for (int i = 0; i < codings.size(); i++) {
+            String request = "PUT /v0/entity?id=coding-" + i + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + codings.get(i) + body;
+            String answer = RawHttp.send(node.port(), request.getBytes(StandardCharsets.ISO_8859_1));
+            assertThat(status(answer)).as(codings.get(i)).isEqualTo(400);
+        }
+        assertThat(Chunks.get(node.url() + "/v0/entities?start=coding&end=codinh").chunks()).as("stored").isEmpty();
+    }
+
     private static void assertUntouched() {
         assertThat(get(SEED)).isEqualTo(SEED_VALUE);
         assertThat(Chunks.get(node.url() + "/v0/entities?start=%01").chunks())
