@@ -40,7 +40,7 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.springframework.boot.ssl.pem.PemContent;
 
 /**
- * Certificates made at test time, as a small CA would: EC P-256 keys, a CA certificate and leaf
+ * Certificates made at test time, as a small CA would: EC P-256 keys (RSA on request), a CA certificate and leaf
  * certificates it signs for given DNS names and IP addresses. Written as the PEM files a node reads.
  */
 public final class TestCertificates {
@@ -80,6 +80,14 @@ public final class TestCertificates {
         /** A leaf certificate for the hosts (DNS names, or IP addresses when they parse as one). */
         public Issued issue(String commonName, String... hosts) {
             return sign(new X500Name("CN=" + commonName), keyPair(), keys, name, List.of(hosts), false);
+        }
+
+        /**
+         * As {@link #issue}, with an RSA key (cert-manager's default) and its usage for key
+         * encipherment too: what lets a server accept TLS 1.2's static RSA key exchange.
+         */
+        public Issued issueRsa(String commonName, String... hosts) {
+            return sign(new X500Name("CN=" + commonName), rsaKeyPair(), keys, name, List.of(hosts), false);
         }
 
         public void writeCertificate(Path file) {
@@ -142,7 +150,9 @@ public final class TestCertificates {
             if (authority) {
                 builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
             } else {
-                builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));
+                int usage = subjectKeys.getPublic().getAlgorithm().equals("RSA")
+                        ? KeyUsage.digitalSignature | KeyUsage.keyEncipherment : KeyUsage.digitalSignature;
+                builder.addExtension(Extension.keyUsage, true, new KeyUsage(usage));
                 GeneralName[] names = hosts.stream().map(TestCertificates::generalName).toArray(GeneralName[]::new);
                 builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names));
             }
@@ -165,6 +175,16 @@ public final class TestCertificates {
         try {
             KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
             generator.initialize(new ECGenParameterSpec("secp256r1"));
+            return generator.generateKeyPair();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static KeyPair rsaKeyPair() {
+        try {
+            KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+            generator.initialize(2048);
             return generator.generateKeyPair();
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.math.BigInteger;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,11 +22,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocket;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import io.micrometer.core.instrument.Timer;
 import io.ringkv.peer.server.PeerServer;
 import io.ringkv.support.BlockHoundInstaller;
@@ -33,12 +39,15 @@ import io.ringkv.support.PeerTestClient;
 import io.ringkv.support.PortSiege;
 import io.ringkv.support.TestCertificates;
 import io.ringkv.support.TestNode;
+import reactor.netty.Connection;
+import reactor.netty.tcp.TcpClient;
 
 /**
  * Two nodes with TLS on every port and client tokens required, as the chart runs them: clients
  * reach them over HTTPS only and with a token, writes replicate over
  * mutual TLS, a peer whose certificate is for another name or from another CA gets nothing on the
  * cluster port, and certificates replaced on disk under load are served without a failed request.
+ * The public and management ports take only forward-secret AEAD suites and close idle connections.
  */
 class TlsClusterTest {
 
@@ -47,6 +56,7 @@ class TlsClusterTest {
 
     /** A write token of the nodes' tokens file, which every request of the test carries (see {@link #send}). */
     private static final String TOKEN = "tls-test-write-token-0123456789";
+    private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(2);
 
     private final TestCertificates.Authority ca = new TestCertificates.Authority("ringkv test CA");
 
@@ -56,7 +66,8 @@ class TlsClusterTest {
         Path tls = dir.resolve("tls");
         java.nio.file.Files.createDirectories(tls);
         ca.writeCertificate(tls.resolve("ca.crt"));
-        TestCertificates.Issued first = ca.issue("ringkv", "127.0.0.1", "localhost");
+        // RSA first (cert-manager's default, and what TLS 1.2's static RSA key exchange needs), EC after the rotation.
+        TestCertificates.Issued first = ca.issueRsa("ringkv", "127.0.0.1", "localhost");
         first.writeTo(tls.resolve("tls.crt"), tls.resolve("tls.key"));
         Path tokens = dir.resolve("tokens");
         java.nio.file.Files.writeString(tokens, TOKEN + " write tls-test\n");
@@ -77,6 +88,7 @@ class TlsClusterTest {
             settings.put("ringkv.tls.check-interval", "200ms");
             settings.put("ringkv.security.enabled", "true");
             settings.put("ringkv.security.tokens-file", tokens);
+            settings.put("server.netty.idle-timeout", IDLE_TIMEOUT.toString());
             if (i == 0) {
                 settings.put("management.server.port", managementPort);
             }
@@ -108,6 +120,11 @@ class TlsClusterTest {
             assertThatThrownBy(() -> send(plaintext, HttpRequest.newBuilder(URI.create(nodes.get(0).url() + "/v0/status")).build()))
                     .as("plaintext HTTP to the TLS public port").isInstanceOf(IOException.class);
 
+            for (int port : List.of(nodePorts.get(0), managementPort)) {
+                onlyForwardSecretAeadSuitesAreAccepted(port, tls.resolve("ca.crt"));
+            }
+            idleConnectionsAreClosed(List.of(nodePorts.get(0), managementPort), trustingTheCa);
+
             peersAreAdmittedByTheirCertificate(nodes.get(0).url().replace("http://", "https://"), tls,
                     nodes.get(0).bean(MeterRegistry.class));
             aSiegeWithoutACertificateKeepsNoMemberOut(node0, tls, nodes.get(0).bean(PeerServer.class).port());
@@ -118,6 +135,78 @@ class TlsClusterTest {
             nodes.forEach(TestNode::stop);
         }
         assertThat(BlockHoundInstaller.violationsSince(mark)).isEmpty();
+    }
+
+    /**
+     * TLS 1.3, or TLS 1.2 with ECDHE and an AEAD cipher; never TLS 1.2's static RSA key exchange,
+     * which has no forward secrecy. The client is BoringSSL, as the JDK no longer offers TLS_RSA_*.
+     */
+    private static void onlyForwardSecretAeadSuitesAreAccepted(int port, Path caFile) {
+        assertThat(handshakes(port, caFile, "TLSv1.2", "TLS_RSA_WITH_AES_128_GCM_SHA256"))
+                .as("port %d, TLS 1.2 with static RSA key exchange", port).isFalse();
+        assertThat(handshakes(port, caFile, "TLSv1.2", "TLS_RSA_WITH_AES_256_GCM_SHA384"))
+                .as("port %d, TLS 1.2 with static RSA key exchange", port).isFalse();
+        assertThat(handshakes(port, caFile, "TLSv1.2", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA"))
+                .as("port %d, TLS 1.2 ECDHE without AEAD", port).isFalse();
+        assertThat(handshakes(port, caFile, "TLSv1.2", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"))
+                .as("port %d, TLS 1.2 ECDHE with AES-GCM", port).isTrue();
+        assertThat(handshakes(port, caFile, "TLSv1.3")).as("port %d, TLS 1.3", port).isTrue();
+    }
+
+    private static boolean handshakes(int port, Path caFile, String protocol, String... suites) {
+        try {
+            SslContextBuilder builder = SslContextBuilder.forClient().sslProvider(SslProvider.OPENSSL)
+                    .trustManager(caFile.toFile()).protocols(protocol);
+            if (suites.length > 0) {
+                builder.ciphers(List.of(suites));
+            }
+            SslContext context = builder.build();
+            Connection connection = TcpClient.create().host("127.0.0.1").port(port)
+                    .secure(spec -> spec.sslContext(context)).connect().block(Duration.ofSeconds(10));
+            connection.disposeNow();
+            return true;
+        } catch (SSLException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * A connection that completes the handshake and never sends a request is closed by the server
+     * once idle for {@link #IDLE_TIMEOUT}; one that never completes the handshake, at Reactor
+     * Netty's handshake timeout (10 s). Those are opened first, and all at once, to wait for them
+     * together.
+     */
+    private static void idleConnectionsAreClosed(List<Integer> ports, SSLContext trustingTheCa) throws IOException {
+        List<Socket> withoutHandshake = new ArrayList<>();
+        try {
+            for (int port : ports) {
+                withoutHandshake.add(new Socket("127.0.0.1", port));
+            }
+            for (int port : ports) {
+                try (SSLSocket tls = (SSLSocket) trustingTheCa.getSocketFactory().createSocket("127.0.0.1", port)) {
+                    tls.startHandshake();
+                    assertClosedByTheServer(tls, IDLE_TIMEOUT.multipliedBy(4), "port " + port + ", handshake and no request");
+                }
+            }
+            for (Socket socket : withoutHandshake) {
+                assertClosedByTheServer(socket, Duration.ofSeconds(15), "port " + socket.getPort() + ", no handshake");
+            }
+        } finally {
+            for (Socket socket : withoutHandshake) {
+                socket.close();
+            }
+        }
+    }
+
+    private static void assertClosedByTheServer(Socket socket, Duration within, String what) throws IOException {
+        socket.setSoTimeout((int) within.toMillis());
+        try {
+            assertThat(socket.getInputStream().read()).as(what).isEqualTo(-1);
+        } catch (java.net.SocketTimeoutException e) {
+            throw new AssertionError(what + ": still open after " + socket.getSoTimeout() + " ms", e);
+        } catch (java.net.SocketException | SSLException e) {
+            // A reset or a TLS close without close_notify: closed as well.
+        }
     }
 
     /** The cluster secret alone is not enough: the certificate must be the CA's and for a member's host. */
