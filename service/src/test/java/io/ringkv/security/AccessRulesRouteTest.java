@@ -134,8 +134,15 @@ class AccessRulesRouteTest {
         management.post().uri("/actuator/repair").exchange().expectStatus().isUnauthorized();
         management.post().uri("/actuator/cleanup").header(HttpHeaders.AUTHORIZATION, "Bearer " + TOKENS.get(Role.WRITE))
                 .exchange().expectStatus().isForbidden();
-        management.get().uri("/actuator/health/liveness").exchange().expectStatus().isOk();
-        management.get().uri("/actuator/health/readiness").exchange().expectStatus().isOk();
+        // The probes are open, with the status alone: the ring's members and the data directory
+        // only for a client with a token.
+        for (String probe : List.of("/actuator/health/liveness", "/actuator/health/readiness")) {
+            management.get().uri(probe).exchange().expectStatus().isOk()
+                    .expectBody().jsonPath("$.status").isEqualTo("UP").jsonPath("$.components").doesNotExist();
+        }
+        management.get().uri("/actuator/health/readiness").header(HttpHeaders.AUTHORIZATION, "Bearer " + TOKENS.get(Role.READ))
+                .exchange().expectStatus().isOk()
+                .expectBody().jsonPath("$.components.ring.details.members").exists();
         management.get().uri("/actuator/prometheus").exchange().expectStatus().isUnauthorized();
         management.get().uri("/actuator/prometheus").header(HttpHeaders.AUTHORIZATION, "Bearer " + TOKENS.get(Role.READ))
                 .exchange().expectStatus().isOk();
