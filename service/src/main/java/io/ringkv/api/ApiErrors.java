@@ -116,6 +116,11 @@ final class ApiErrors {
 
         @Override
         public Mono<Void> handle(ServerWebExchange exchange, Throwable error) {
+            if (ConnectionHooks.answeredBelow(exchange)) {
+                // Reactor Netty answered 400 to the broken framing already: the handler's own 400
+                // fails to start, and nothing is wrong but the client's request.
+                return Mono.empty();
+            }
             if (exchange.getResponse().isCommitted()) {
                 return Mono.error(error);
             }

@@ -1,11 +1,16 @@
 package io.ringkv.api;
 
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.server.ServerWebExchange;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -17,10 +22,12 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.util.AttributeKey;
+import io.ringkv.logging.RateLimitedLog;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.netty.Connection;
 import reactor.netty.NettyPipeline;
+import reactor.netty.http.server.HttpServerResponse;
 
 /**
  * What the API needs from a client's connection below WebFlux, in a handler between Netty's HTTP
@@ -35,6 +42,10 @@ import reactor.netty.NettyPipeline;
  * request differently (smuggling): every request but one with exactly one header saying
  * {@code chunked} fails to decode here, so Reactor Netty answers it 400 before any handler runs.
  *
+ * <p><b>Logs.</b> Requests refused as malformed are logged at most once per {@link #LOG_EVERY},
+ * with a count and without the request: a flood of them cannot flood the log, and what a client
+ * sent (a token in a query, say) never reaches it.
+ *
  * <p><b>Writability.</b> Reactor Netty writes up to 128 items of a streamed body into the
  * connection whether or not the client reads them; with values of megabytes that is hundreds of
  * megabytes of direct memory per slow client. {@link #whenWritable} lets a stream produce its next
@@ -48,6 +59,9 @@ final class ConnectionHooks extends ChannelInboundHandlerAdapter {
     private static final AttributeKey<ArrayDeque<MonoSink<Void>>> WAITING =
             AttributeKey.valueOf(ConnectionHooks.class.getName() + ".waiting");
     private static final ConnectionHooks INSTANCE = new ConnectionHooks();
+    static final Duration LOG_EVERY = Duration.ofSeconds(10);
+    private static final Logger log = LoggerFactory.getLogger(ConnectionHooks.class);
+    private static final RateLimitedLog malformedLog = new RateLimitedLog(LOG_EVERY, System::nanoTime);
 
     /** Puts the hooks into every connection of the public server. */
     static NettyServerCustomizer customizer() {
@@ -100,6 +114,15 @@ final class ConnectionHooks extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * Whether the request's answer was already sent below WebFlux: Reactor Netty answers 400 to a
+     * request that fails to decode, even once its handler runs (a chunked body that breaks).
+     */
+    static boolean answeredBelow(ServerWebExchange exchange) {
+        Object nativeRequest = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
+        return nativeRequest instanceof HttpServerResponse response && response.hasSentHeaders();
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object message) {
         if (message instanceof HttpRequest request) {
@@ -110,10 +133,28 @@ final class ConnectionHooks extends ChannelInboundHandlerAdapter {
                 request.setDecoderResult(DecoderResult.failure(
                         new IllegalArgumentException("unsupported Transfer-Encoding: " + codings)));
             }
+            logIfMalformed(ctx, request.decoderResult());
         } else if (message instanceof HttpContent content && content.decoderResult().isFailure()) {
             ctx.channel().attr(BODY_BROKEN).set(Boolean.TRUE);
+            logIfMalformed(ctx, content.decoderResult());
         }
         ctx.fireChannelRead(message);
+    }
+
+    /**
+     * One line per {@link #LOG_EVERY} at most, with a count, for requests refused as malformed
+     * (Reactor Netty's own line, with the request as received, is turned off in application.yml):
+     * the error's type only, as its message quotes the client's bytes.
+     */
+    private static void logIfMalformed(ChannelHandlerContext ctx, DecoderResult result) {
+        if (result.isFailure()) {
+            long suppressed = malformedLog.record();
+            if (suppressed >= 0) {
+                log.warn("refused a malformed request from {}: {} ({} more refused since the last such line)",
+                        ctx.channel().remoteAddress() instanceof InetSocketAddress from ? from.getHostString() : "?",
+                        result.cause().getClass().getSimpleName(), suppressed);
+            }
+        }
     }
 
     @Override

@@ -20,6 +20,7 @@ import org.springframework.web.server.WebFilter;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.ringkv.logging.RateLimitedLog;
 import reactor.core.publisher.Mono;
 
 /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.env.Environment;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 
 import io.ringkv.support.BlockHoundInstaller;
 import io.ringkv.support.Chunks;
@@ -207,6 +215,47 @@ class HostileRequestsTest {
             assertThat(status(answer)).as(codings.get(i)).isEqualTo(400);
         }
         assertThat(Chunks.get(node.url() + "/v0/entities?start=coding&end=codinh").chunks()).as("stored").isEmpty();
+    }
+
+    /** Connections that never send a request are closed by default (ActuatorTest shows the timeout at work on both ports). */
+    @Test
+    void idleConnectionsAreClosedByDefault() {
+        assertThat(node.bean(Environment.class).getProperty("server.netty.idle-timeout", Duration.class)).isEqualTo(Duration.ofSeconds(60));
+    }
+
+    /**
+     * A flood of bad requests must not flood the log: at most a few lines, with a count, never a
+     * client's request line or query (they may hold anything, tokens included), never a stack
+     * trace for a client's bad framing.
+     */
+    @Test
+    void badRequestsDoNotFloodTheLog() throws IOException {
+        String marker = "flood-marker-query";
+        Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        root.addAppender(logged);
+        try {
+            for (int i = 0; i < 100; i++) {
+                String request = "GET /v0/entity?id=" + marker + i + " HTTP/1.1 junk\r\nHost: x\r\nConnection: close\r\n\r\n";
+                RawHttp.send(node.port(), request.getBytes(StandardCharsets.ISO_8859_1));
+            }
+            for (int i = 0; i < 5; i++) {
+                String request = "PUT /v0/entity?id=" + marker + "-chunked" + i + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                        + "Transfer-Encoding: chunked\r\n\r\n3\r\nabcdef\r\n0\r\n\r\n";
+                assertThat(status(RawHttp.send(node.port(), request.getBytes(StandardCharsets.ISO_8859_1)))).isEqualTo(400);
+            }
+        } finally {
+            root.detachAppender(logged);
+        }
+        List<ILoggingEvent> lines = logged.list.stream().filter(event -> event.getLevel().isGreaterOrEqual(Level.INFO)).toList();
+        lines.forEach(event -> System.out.println("LOGGED " + event.getLevel() + " " + event.getLoggerName() + ": "
+                + event.getFormattedMessage() + (event.getThrowableProxy() == null ? "" : " [" + event.getThrowableProxy().getClassName() + "]")));
+        assertThat(lines).as("lines logged for 105 bad requests").hasSizeLessThanOrEqualTo(4);
+        assertThat(lines).allSatisfy(event -> {
+            assertThat(event.getFormattedMessage()).as("a logged line").doesNotContain(marker);
+            assertThat(event.getThrowableProxy()).as("the stack trace of " + event.getFormattedMessage()).isNull();
+        });
     }
 
     private static void assertUntouched() {

@@ -1,4 +1,4 @@
-package io.ringkv.security;
+package io.ringkv.logging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
