@@ -58,10 +58,10 @@ final class ConnectionHooks extends ChannelInboundHandlerAdapter {
     /** Streams waiting for room; touched only on the channel's event loop. */
     private static final AttributeKey<ArrayDeque<MonoSink<Void>>> WAITING =
             AttributeKey.valueOf(ConnectionHooks.class.getName() + ".waiting");
-    private static final ConnectionHooks INSTANCE = new ConnectionHooks();
-    static final Duration LOG_EVERY = Duration.ofSeconds(10);
+    private static final Duration LOG_EVERY = Duration.ofSeconds(10);
     private static final Logger log = LoggerFactory.getLogger(ConnectionHooks.class);
     private static final RateLimitedLog malformedLog = new RateLimitedLog(LOG_EVERY, System::nanoTime);
+    private static final ConnectionHooks INSTANCE = new ConnectionHooks();
 
     /** Puts the hooks into every connection of the public server. */
     static NettyServerCustomizer customizer() {
