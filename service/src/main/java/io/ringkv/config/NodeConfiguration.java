@@ -290,11 +290,12 @@ public class NodeConfiguration {
 
     @Bean
     PeerConnector peerConnector(RingkvProperties properties, ClusterMembership membership, Handshake handshake,
-            ReactorResourceFactory resources, NodeInfoClient nodeInfo, ObjectProvider<ClientSecurity> security) {
+            ReactorResourceFactory resources, NodeInfoClient nodeInfo, ObjectProvider<ClientSecurity> security, PeerServer peerServer) {
         var replication = properties.replication();
         var settings = new ConnectionSettings(membership.self(), handshake,
                 replication.timeout(), replication.maxConnections(), SCAN_WINDOW_BYTES,
-                KeyedRecord.MAX_KEY_BYTES, maxRecordBytes(properties), properties.cluster().discovery().refreshInterval());
+                KeyedRecord.MAX_KEY_BYTES, maxRecordBytes(properties), properties.cluster().discovery().refreshInterval(),
+                peerServer.port());
         return new PeerConnector(settings, resources.getLoopResources(), nodeInfo, security.getIfAvailable(() -> ClientSecurity.PLAINTEXT));
     }
 

@@ -98,6 +98,16 @@ public final class RemoteReplica implements Replica, AutoCloseable {
         });
     }
 
+    /** Calls the peer again at once, without a ping back: it just pinged this node, telling where it answers. */
+    public void readmitNow() {
+        monitor.readmit();
+    }
+
+    /** The peer told the port it answers peers on in a ping of its own: it is called there from now on. */
+    public void toldClusterPort(int port) {
+        client.toldClusterPort(port);
+    }
+
     /** Whether the peer is shunned here (breaker not closed, or its last call failed). */
     public boolean shunned() {
         return monitor.shunned();

@@ -124,15 +124,26 @@ public final class ReplicaDirectory implements AutoCloseable {
     }
 
     /**
-     * A member showed a sign of life (it connected to this node, or pinged it). If this node shuns
-     * it (its breaker is not closed, or its last call failed), it is pinged around its breaker and,
-     * when it answers, called again at once: a restarted node is used as soon as it is back, not
-     * after the breaker's open time. Cheap when it is not shunned; never blocks.
+     * A member showed a sign of life (it connected to this node, or pinged it), telling in its ping
+     * the port it answers peers on (0: it did not): it is called there from now on. If this node
+     * shuns it (its breaker is not closed, or its last call failed), it is pinged around its breaker
+     * and, when it answers, called again at once: a restarted node is used as soon as it is back,
+     * not after the breaker's open time. A ping that told the port is proof enough: the member is
+     * called again before the ping is answered, so that a restarted node, which is ready only once
+     * its peers answered its ping, is called by each of them from the moment it is ready. Cheap
+     * when it is not shunned; never blocks.
      */
-    public void heardFrom(String member) {
+    public void heardFrom(String member, int clusterPort) {
         RemoteReplica remote = remote(member);
-        if (remote == null || !remote.shunned()) {
+        if (remote == null) {
             return;
+        }
+        remote.toldClusterPort(clusterPort);
+        if (!remote.shunned()) {
+            return;
+        }
+        if (clusterPort > 0) {
+            remote.readmitNow();
         }
         long sentNanos = System.nanoTime();
         remote.readmit(ownStatusFor(member)).subscribe(status -> answered(member, status, sentNanos),

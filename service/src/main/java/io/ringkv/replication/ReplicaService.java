@@ -7,8 +7,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.ObjIntConsumer;
 
 import io.ringkv.overload.Throttle;
 import io.ringkv.peer.server.PeerService;
@@ -40,7 +40,7 @@ public final class ReplicaService implements PeerService {
     private final ReplicaHistory history;
     private final Throttle transfers;
     private final List<BiConsumer<String, PeerStatus>> statusListeners = new CopyOnWriteArrayList<>();
-    private final List<Consumer<String>> heardFromListeners = new CopyOnWriteArrayList<>();
+    private final List<ObjIntConsumer<String>> heardFromListeners = new CopyOnWriteArrayList<>();
     private volatile BooleanSupplier withheld = () -> false;
     private volatile Function<String, Optional<String>> snapshots = backup -> Optional.of("backups are not configured on this node");
 
@@ -122,14 +122,17 @@ public final class ReplicaService implements PeerService {
         return history.statusFor(peer, membership.state(name));
     }
 
-    /** Hears each peer that connects to this node or pings it (a sign that it is up), on the event loop. */
-    public void onHeardFrom(Consumer<String> listener) {
+    /**
+     * Hears each peer that connects to this node or pings it (a sign that it is up), with the
+     * cluster port its ping told (0: none), on the event loop.
+     */
+    public void onHeardFrom(ObjIntConsumer<String> listener) {
         heardFromListeners.add(listener);
     }
 
     @Override
-    public void heardFrom(String peer) {
-        heardFromListeners.forEach(listener -> listener.accept(peer));
+    public void heardFrom(String peer, int clusterPort) {
+        heardFromListeners.forEach(listener -> listener.accept(peer, clusterPort));
     }
 
     @Override

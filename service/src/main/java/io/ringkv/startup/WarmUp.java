@@ -32,9 +32,10 @@ import reactor.netty.http.client.HttpClient;
  * peers still shun or whose first requests would meet a cold JIT (seconds of p99 above a second
  * on two cores).
  *
- * <p>Telling the peers: one ping to each, all at once, around the breakers. A peer that shunned
- * this node while it was down readmits it on that ping, so by the time this node is ready the
- * others call it again. A peer that does not answer (down, hung, frozen) costs at most
+ * <p>Telling the peers: one ping to each, all at once, around the breakers. The ping tells this
+ * node's cluster port, which may differ from the last run's (a free one by default); a peer
+ * takes it, and readmits this node if it shunned it, before it answers, so by the time this node
+ * is ready every peer that answered calls it again, at the right port. A peer that does not answer (down, hung, frozen) costs at most
  * {@code peerTimeout} and is left out of the rest: readiness never waits on another pod.
  *
  * <p>Warming: GETs through the public HTTP API of keys this node is the first replica of (answered

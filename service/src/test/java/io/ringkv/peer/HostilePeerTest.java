@@ -74,7 +74,7 @@ class HostilePeerTest {
     /** The node still serves a member: a write and a read back over a fresh connection. */
     private void stillServes(String key) {
         var connector = new PeerConnector(new ConnectionSettings(MEMBER, new Handshake(SECRET), Duration.ofSeconds(2), 1,
-                16 * 1024, 1024, 1 << 20, Duration.ofSeconds(1)), loops, new NodeInfoClient(loops, Duration.ofSeconds(2),
+                16 * 1024, 1024, 1 << 20, Duration.ofSeconds(1), 0), loops, new NodeInfoClient(loops, Duration.ofSeconds(2),
                 Duration.ofSeconds(1), ClientSecurity.PLAINTEXT), ClientSecurity.PLAINTEXT);
         PeerClient client = new PeerClient("http://node-b:1", new java.net.InetSocketAddress("127.0.0.1", server.port()),
                 connector);
@@ -94,7 +94,7 @@ class HostilePeerTest {
     void aPingUnderANameOnNoRingIsAnsweredButNotHeard() throws IOException {
         try (var stranger = new HandshakenSocket(server.port(), SECRET, STRANGER)) {
             // A state and a horizon that, believed, would mark this store left.
-            stranger.send(Wire.ping(ByteBufAllocator.DEFAULT, 1, new PeerStatus(1, Long.MAX_VALUE, 0)));
+            stranger.send(Wire.ping(ByteBufAllocator.DEFAULT, 1, new PeerStatus(1, Long.MAX_VALUE, 0), 0));
             assertThat(answerType(stranger)).isEqualTo(Wire.DONE);
         }
         assertThat(store.heard).as("what the stranger told is not heard").hasValue(PeerStatus.UNKNOWN);

@@ -116,7 +116,7 @@ class PeerProtocolTest {
 
     private PeerClient client(String secret, int connections, InetSocketAddress address) {
         var connector = new PeerConnector(new ConnectionSettings(CLIENT, new Handshake(secret), TIMEOUT, connections,
-                WINDOW, 1024, MAX_VALUE + 10, Duration.ofSeconds(1)), loops,
+                WINDOW, 1024, MAX_VALUE + 10, Duration.ofSeconds(1), 0), loops,
                 new NodeInfoClient(loops, TIMEOUT, Duration.ofSeconds(1), ClientSecurity.PLAINTEXT), ClientSecurity.PLAINTEXT);
         return new PeerClient(SERVER, address, connector);
     }
@@ -775,7 +775,7 @@ class PeerProtocolTest {
         }
 
         @Override
-        public void heardFrom(String peer) {
+        public void heardFrom(String peer, int clusterPort) {
         }
 
         @Override

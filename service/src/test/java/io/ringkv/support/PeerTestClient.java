@@ -34,7 +34,7 @@ public final class PeerTestClient implements AutoCloseable {
     public PeerTestClient(String secret, ClientSecurity security, String name) {
         Duration timeout = Duration.ofSeconds(5);
         connector = new PeerConnector(new ConnectionSettings(name, new Handshake(secret), timeout, 1, 256 * 1024,
-                1024, 16 * 1024 * 1024, Duration.ofSeconds(1)), loops, new NodeInfoClient(loops, timeout, Duration.ofSeconds(1), security),
+                1024, 16 * 1024 * 1024, Duration.ofSeconds(1), 0), loops, new NodeInfoClient(loops, timeout, Duration.ofSeconds(1), security),
                 security);
     }
 

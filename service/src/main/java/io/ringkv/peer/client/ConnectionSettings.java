@@ -16,7 +16,8 @@ import io.ringkv.peer.wire.Handshake;
  * @param maxRecordLength    the largest record a peer may send
  * @param dnsCacheMaxTtl     the longest a peer's address is cached, whatever its DNS record's TTL
  *                           says: a restarted pod comes back with a new address under the same name
+ * @param clusterPort        the port this node answers peers on, which its pings tell them (0: not told)
  */
 public record ConnectionSettings(String self, Handshake handshake, Duration timeout, int connectionsPerPeer, int scanWindow,
-        int maxKeyLength, int maxRecordLength, Duration dnsCacheMaxTtl) {
+        int maxKeyLength, int maxRecordLength, Duration dnsCacheMaxTtl, int clusterPort) {
 }

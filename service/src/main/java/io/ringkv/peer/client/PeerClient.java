@@ -5,6 +5,7 @@ import java.net.URI;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import io.ringkv.peer.wire.PeerException;
@@ -30,6 +31,8 @@ public final class PeerClient implements AutoCloseable {
     private final Slot[] slots;
     private final AtomicInteger turn = new AtomicInteger();
     private volatile Integer port;
+    /** How often the peer has told a port other than the one known: a slot's attempt begun before is not shared. */
+    private final AtomicInteger portsTold = new AtomicInteger();
     private volatile boolean closed;
 
     /** A client of the peer, found by its name's host and the cluster port it tells. */
@@ -148,8 +151,29 @@ public final class PeerClient implements AutoCloseable {
     }
 
     /**
+     * The peer told its cluster port in a ping of its own (0: it did not): it is called there from
+     * now on. A port other than the one this client knew means the peer restarted: its connections
+     * to the old port reach a process that is gone, however open they look (a peer that vanished
+     * without closing them), so they are closed rather than left to fail the next requests.
+     */
+    public void toldClusterPort(int told) {
+        if (told <= 0 || address != null) {
+            return;
+        }
+        Integer known = port;
+        port = told;
+        if (known == null || known != told) {
+            portsTold.incrementAndGet();
+            for (Slot slot : slots) {
+                slot.closeUnless(told);
+            }
+        }
+    }
+
+    /**
      * A new connection: at the fixed address if there is one, else at the port the peer told last
-     * time; if that fails the peer may have restarted on another port, so it is asked again at once.
+     * time; if that fails the peer may have restarted on another port: the one it told meanwhile
+     * (its ping), else it is asked again at once.
      */
     private Mono<PeerConnection> open() {
         if (address != null) {
@@ -161,40 +185,75 @@ public final class PeerClient implements AutoCloseable {
                 .flatMap(found -> connector.connect(peer, host, found))
                 .doOnError(error -> port = null);
         Integer known = port;
-        return known == null ? askFirst : connector.connect(peer, host, known).onErrorResume(error -> askFirst);
+        return known == null ? askFirst : connector.connect(peer, host, known).onErrorResume(error -> {
+            Integer told = port;
+            return told != null && !told.equals(known) ? connector.connect(peer, host, told).onErrorResume(again -> askFirst) : askFirst;
+        });
     }
 
     /** One connection and the attempt to open it, shared by the callers that arrive meanwhile. */
     private final class Slot {
         private volatile PeerConnection connection;
         private Mono<PeerConnection> connecting;
+        /** {@link #portsTold} when that attempt began. */
+        private int connectingAfter;
 
         synchronized Mono<PeerConnection> connect() {
             PeerConnection current = connection;
             if (current != null && current.isOpen()) {
                 return Mono.just(current);
             }
-            if (connecting == null) {
-                connecting = open()
-                        .doOnNext(opened -> {
-                            connection = opened;
-                            if (closed) {
-                                opened.close();
-                            }
-                        })
-                        .doFinally(signal -> {
-                            synchronized (this) {
-                                connecting = null;
-                            }
-                        })
-                        .cache();
+            int told = portsTold.get();
+            // An attempt begun before the peer told a new port (it restarted) may hang on whatever
+            // took the old one until its timeout: callers from now on go to the new one.
+            if (connecting == null || connectingAfter != told) {
+                connectingAfter = told;
+                connecting = attempt();
             }
             return connecting;
+        }
+
+        private Mono<PeerConnection> attempt() {
+            AtomicReference<Mono<PeerConnection>> self = new AtomicReference<>();
+            Mono<PeerConnection> attempt = open()
+                    .map(this::adopt)
+                    .doFinally(signal -> {
+                        synchronized (this) {
+                            if (connecting == self.get()) {
+                                connecting = null;
+                            }
+                        }
+                    })
+                    .cache();
+            self.set(attempt);
+            return attempt;
+        }
+
+        /** The slot's connection from now on, unless another attempt has opened one meanwhile: then that one. */
+        private synchronized PeerConnection adopt(PeerConnection opened) {
+            PeerConnection current = connection;
+            if (current != null && current != opened && current.isOpen()) {
+                opened.close();
+                return current;
+            }
+            connection = opened;
+            if (closed) {
+                opened.close();
+            }
+            return opened;
         }
 
         void close() {
             PeerConnection current = connection;
             if (current != null) {
+                current.close();
+            }
+        }
+
+        /** Closes its connection if it reached another port than this one. */
+        void closeUnless(int port) {
+            PeerConnection current = connection;
+            if (current != null && current.remotePort() != port) {
                 current.close();
             }
         }

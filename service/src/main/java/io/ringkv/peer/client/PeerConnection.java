@@ -1,6 +1,7 @@
 package io.ringkv.peer.client;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -104,6 +105,11 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
         return authenticated && !closed;
     }
 
+    /** The peer's port this connection reached. */
+    int remotePort() {
+        return channel.remoteAddress() instanceof InetSocketAddress address ? address.getPort() : 0;
+    }
+
     /** Whether this connection runs on the calling thread's event loop, so a request costs no thread hop. */
     boolean isOnCurrentEventLoop() {
         Channel current = channel;
@@ -153,9 +159,12 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
                 PeerConnection::done)).then();
     }
 
-    /** Tells the peer this node's status; what its answer tells about it (an older peer's tells nothing). */
+    /**
+     * Tells the peer this node's status and cluster port; what its answer tells about it (an older
+     * peer's tells nothing).
+     */
     Mono<PeerStatus> ping(PeerStatus own) {
-        return Mono.create(sink -> request(sink, id -> Wire.ping(channel.alloc(), id, own), (type, payload) -> {
+        return Mono.create(sink -> request(sink, id -> Wire.ping(channel.alloc(), id, own, settings.clusterPort()), (type, payload) -> {
             done(type, payload);
             return Wire.readStatus(payload);
         }));

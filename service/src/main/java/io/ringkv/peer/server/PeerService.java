@@ -39,10 +39,11 @@ public interface PeerService {
     PeerStatus status(String peer, PeerStatus caller);
 
     /**
-     * A peer proved who it is: it finished the handshake on a new connection, or pinged. Called
-     * on the event loop; must not block.
+     * A peer proved who it is: it finished the handshake on a new connection, or pinged, telling
+     * the port it answers peers on ({@code clusterPort}; 0 when it did not: a handshake, or a peer
+     * of an older version). Called on the event loop, before the ping is answered; must not block.
      */
-    void heardFrom(String peer);
+    void heardFrom(String peer, int clusterPort);
 
     /**
      * A peer finished a repair with this node, which it started at {@code startedMillis}.

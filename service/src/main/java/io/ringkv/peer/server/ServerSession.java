@@ -181,7 +181,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
                 settings.handshake().serverProof(key.get(), auth.clientNonce(), serverNonce, self), self));
         log.debug("peer {} connected, protocol version {}", peer, version);
         if (service.isMember(peerName)) {
-            service.heardFrom(peerName);
+            service.heardFrom(peerName, 0);
         }
     }
 
@@ -224,8 +224,10 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             }
             case Wire.PING -> {
                 PeerStatus told = Wire.readStatus(payload);
+                int clusterPort = Wire.readClusterPort(payload);
                 if (trust == PeerTrust.Decision.SERVE) {
-                    service.heardFrom(peerName);
+                    // Before the answer: a restarted node counts this one told once it is answered.
+                    service.heardFrom(peerName, clusterPort);
                 } else {
                     told = PeerStatus.UNKNOWN;
                 }

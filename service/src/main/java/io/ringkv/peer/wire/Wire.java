@@ -76,9 +76,12 @@ public final class Wire {
     public static final byte CANCEL = 0x14;
     /**
      * The caller's member state (1 byte), purge horizon (8 bytes) and the start of its last repair
-     * with the peer (8 bytes); an older caller sends nothing. Proves the peer answers, and lets each
-     * side check that the other purged no delete it missed. Answer: DONE, with the same of the peer
-     * (a version-2 peer's answer has the first two only, a version-1 peer's nothing).
+     * with the peer (8 bytes), then the port it answers peers on (2 bytes, unsigned; 0: not told);
+     * an older caller sends less, none of it from the first. Proves the peer answers, lets each side
+     * check that the other purged no delete it missed, and tells the peer where to call back (a
+     * restarted node may listen on another port). Answer: DONE, with the status of the peer (a
+     * version-2 peer's answer has the first two only, a version-1 peer's nothing). A node ignores
+     * the bytes past what it knows, so what is added goes at the end, within the same version.
      */
     public static final byte PING = 0x15;
     /** Token intervals (count, then low and high of each): a digest of the keys in each. Answer: DIGESTS. */
@@ -263,8 +266,16 @@ public final class Wire {
         return frame;
     }
 
-    public static ByteBuf ping(ByteBufAllocator allocator, int id, PeerStatus caller) {
-        return seal(writeStatus(begin(allocator, PING, id, PeerStatus.WIRE_BYTES), caller));
+    /** @param clusterPort where the caller answers peers (0: not told) */
+    public static ByteBuf ping(ByteBufAllocator allocator, int id, PeerStatus caller, int clusterPort) {
+        ByteBuf frame = writeStatus(begin(allocator, PING, id, PeerStatus.WIRE_BYTES + 2), caller);
+        frame.writeShort(clusterPort);
+        return seal(frame);
+    }
+
+    /** The caller's cluster port in a PING, read after its status; 0 from a caller that does not tell it. */
+    public static int readClusterPort(ByteBuf payload) {
+        return payload.readableBytes() >= 2 ? payload.readUnsignedShort() : 0;
     }
 
     public static ByteBuf writeStatus(ByteBuf frame, PeerStatus status) {
