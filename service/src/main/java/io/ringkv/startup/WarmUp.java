@@ -35,8 +35,9 @@ import reactor.netty.http.client.HttpClient;
  * <p>Telling the peers: one ping to each, all at once, around the breakers. The ping tells this
  * node's cluster port, which may differ from the last run's (a free one by default); a peer
  * takes it, and readmits this node if it shunned it, before it answers, so by the time this node
- * is ready every peer that answered calls it again, at the right port. A peer that does not answer (down, hung, frozen) costs at most
- * {@code peerTimeout} and is left out of the rest: readiness never waits on another pod.
+ * is ready every peer that answered calls it again, at the right port. A peer that does not
+ * answer (down, hung, frozen) costs at most {@code peerTimeout} and is left out of the rest:
+ * readiness never waits on another pod.
  *
  * <p>Warming: GETs through the public HTTP API of keys this node is the first replica of (answered
  * 404 from its own store), and writes and deletes of keys it owns alone, made through the

@@ -77,7 +77,7 @@ public final class Wire {
     /**
      * The caller's member state (1 byte), purge horizon (8 bytes) and the start of its last repair
      * with the peer (8 bytes), then the port it answers peers on (2 bytes, unsigned; 0: not told);
-     * an older caller sends less, none of it from the first. Proves the peer answers, lets each side
+     * older callers send less (the first version nothing). Proves the peer answers, lets each side
      * check that the other purged no delete it missed, and tells the peer where to call back (a
      * restarted node may listen on another port). Answer: DONE, with the status of the peer (a
      * version-2 peer's answer has the first two only, a version-1 peer's nothing). A node ignores
