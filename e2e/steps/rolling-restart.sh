@@ -7,10 +7,11 @@
 #                              requests, and its load must cover the whole restart.
 
 RESTART_RATE=${E2E_RESTART_RATE:-100}              # k6 requests per second during the rolling restart
-# k6's run: 10 s, then the restart must end within it. Measured 68-69 s on a quick day, 125 s on a
-# slow one (loadtest/ab.sh served 735-1,192 req/s that day, against 7,803 in BENCHMARKS.md):
-# the bound is what the machine allows, the test is that not one request fails throughout.
-RESTART_LOAD_SECONDS=${E2E_RESTART_LOAD_SECONDS:-180}
+# k6's run: 10 s, then the restart must end within it. Measured 68-69 s on a quick day, 125 and
+# 151 s on a slow one (loadtest/ab.sh served 735-1,192 req/s that day, against 7,803 in
+# BENCHMARKS.md): the bound is what the machine allows, the test is that not one request fails
+# throughout.
+RESTART_LOAD_SECONDS=${E2E_RESTART_LOAD_SECONDS:-240}
 
 k6_running() { # the loadtest Job's k6 container (not its fill) is running
   local job_pod
