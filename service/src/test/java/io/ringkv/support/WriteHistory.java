@@ -69,6 +69,8 @@ public final class WriteHistory {
     private final Map<String, List<Operation>> history = new ConcurrentHashMap<>();
     private final AtomicBoolean running = new AtomicBoolean();
     private final Map<String, LongAdder> outcomes = new ConcurrentHashMap<>();
+    /** Counted as the writers go, so that a test can wait for the load while it runs. */
+    private final LongAdder acknowledged = new LongAdder();
     private final String replicas;
     private final Predicate<URI> stopping;
     private ExecutorService writers;
@@ -110,8 +112,11 @@ public final class WriteHistory {
                     if (status == NO_ANSWER) {
                         unansweredUntil.put(key, System.nanoTime() + QUARANTINE.toNanos());
                     }
-                    history.computeIfAbsent(key, k -> new ArrayList<>())
-                            .add(new Operation(value, status == (delete ? 202 : 201)));
+                    boolean acknowledgedNow = status == (delete ? 202 : 201);
+                    history.computeIfAbsent(key, k -> new ArrayList<>()).add(new Operation(value, acknowledgedNow));
+                    if (acknowledgedNow) {
+                        acknowledged.increment();
+                    }
                 }
             });
         }
@@ -127,8 +132,9 @@ public final class WriteHistory {
         return history.values().stream().mapToLong(List::size).sum();
     }
 
+    /** The operations acknowledged so far; may be read while the writers run. */
     public long acknowledged() {
-        return history.values().stream().flatMap(List::stream).filter(Operation::acknowledged).count();
+        return acknowledged.sum();
     }
 
     private String query(String key) {
