@@ -172,10 +172,10 @@ done
 {
   echo "command: $(printf '%q ' env KEYS="$KEYS" VALUE_BYTES="$VALUE_BYTES" WORKLOADS="$WORKLOADS" DISTRIBUTION="$DISTRIBUTION" \
     TARGETS="$TARGETS" DURATION="$DURATION" WARMUP="$WARMUP" CONNECTIONS="$CONNECTIONS" REPLICAS="$REPLICAS" \
-    NODE_HEAP="$NODE_HEAP" ${NODE_ARGS:+NODE_ARGS="$NODE_ARGS"} ${JAR:+JAR="$JAR"} loadtest/ycsb.sh)"
+    NODE_HEAP="$NODE_HEAP" ${NODE_ARGS:+NODE_ARGS="$NODE_ARGS"} ${JAR:+JAR="$(shown_path "$JAR")"} loadtest/ycsb.sh)"
   echo "machine: $(uname -srm), $(nproc) cores, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo); load average before the run: $load_before"
   echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- service 2>/dev/null || echo ' (service/ has uncommitted changes)')"
-  [ -z "${node_jar:-}" ] || echo "jar: $jar, sha256 $(sha256sum "$node_jar" | cut -c1-16)…; java: $(bin/with-jdk java -version 2>&1 | head -n 1); heap -Xmx$NODE_HEAP"
+  [ -z "${node_jar:-}" ] || echo "jar: $(shown_path "$jar"), sha256 $(sha256sum "$node_jar" | cut -c1-16)…; java: $(bin/with-jdk java -version 2>&1 | head -n 1); heap -Xmx$NODE_HEAP"
   echo "wrk: $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2)$(command -v etcd >/dev/null && echo "; etcd: $(etcd --version 2>/dev/null | head -n 1 | sed 's/^etcd Version: //')")"
 } >>"$run_dir/env.txt"
 "$py" loadtest/report.py --ycsb "$run_dir" "$logical" || die "the report failed"

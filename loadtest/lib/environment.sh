@@ -29,19 +29,28 @@ baseline_classpath() { # sets classpath: the service's runtime classpath (resolv
   classpath=$(cat "$file")
 }
 
+# A path as a report shows it: relative to the checkout, or else its file name alone, so that no
+# report (some are committed, loadtest/benchmarks/) names the directories of the machine it ran on.
+shown_path() {
+  case $1 in
+    "$repo"/*) printf '%s' "${1#"$repo"/}" ;;
+    *) printf '%s' "${1##*/}" ;;
+  esac
+}
+
 describe_run() { # env.txt on stdout
   echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
   echo "ahead-of-time cache: $aot_used"
   echo "command: $(printf '%q ' env TARGETS="$TARGETS" RATES="$RATES" DURATION="$DURATION" SCENARIOS="$SCENARIOS" \
     REPLICAS_LIST="$REPLICAS_LIST" KEYSPACE="$KEYSPACE" VALUE_SIZE="$VALUE_SIZE" WARMUP="$WARMUP" \
     COLD_DURATION="$COLD_DURATION" WRK="$WRK" WRK_DURATION="$WRK_DURATION" PROFILE="$PROFILE" \
-    ${JAR:+JAR="$JAR"} loadtest/run.sh)"
+    ${JAR:+JAR="$(shown_path "$JAR")"} loadtest/run.sh)"
   if [ -n "$JAR" ]; then
     echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown) (the checkout; the nodes run JAR, not a build of it)"
   else
     echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- service 2>/dev/null || echo ' (service/ has uncommitted changes)')"
   fi
-  echo "jar: $jar, sha256 $jar_sum…, $(($(stat -c %s "$node_jar") / 1048576)) MiB, modified $(date -u -r "$jar" '+%Y-%m-%d %H:%M:%S UTC')"
+  echo "jar: $(shown_path "$jar"), sha256 $jar_sum…, $(($(stat -c %s "$node_jar") / 1048576)) MiB, modified $(date -u -r "$jar" '+%Y-%m-%d %H:%M:%S UTC')"
   echo "targets: $TARGETS"
   echo "machine: $(uname -srm), $(nproc) cores, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
   echo "cpu: $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"

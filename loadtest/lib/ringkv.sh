@@ -23,7 +23,7 @@ ringkv_launcher() {
       [ -f "$cache_dir/aot/ringkv-$jar_sum.jar" ] || cp "$node_jar" "$cache_dir/aot/ringkv-$jar_sum.jar"
       aot_dir=$(bin/aot-cache "$cache_dir/aot/ringkv-$jar_sum.jar") || die "bin/aot-cache failed"
       launch_jar=(--jar "$cache_dir/aot/ringkv-$jar_sum.jar" --aot)
-      aot_used="yes: $aot_dir/ringkv.aot"
+      aot_used="yes: $(basename "$aot_dir")/ringkv.aot (bin/aot-cache)"
     else
       aot_used="no: this jar has no training mode (io.ringkv.startup.TrainingRun)"
     fi
