@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import io.ringkv.replication.LastWriteWins;
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.LastWriteWins;
 import io.ringkv.ring.HashRing;
-import io.ringkv.storage.KeyedRecord;
 
 /**
  * Which keys two replicas must exchange, from their versions of one token interval: each side's

@@ -15,11 +15,11 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 
 import io.ringkv.overload.AdmissionControl;
 import io.ringkv.overload.OverloadedException;
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.Record;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.replication.Deadlines;
 import io.ringkv.replication.Placement;
-import io.ringkv.storage.KeyedRecord;
-import io.ringkv.storage.Record;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 

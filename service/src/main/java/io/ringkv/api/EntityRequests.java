@@ -8,9 +8,9 @@ import org.springframework.http.HttpStatus;
 import org.springframework.web.reactive.function.server.ServerRequest;
 
 import io.ringkv.overload.OverloadedException;
+import io.ringkv.record.KeyedRecord;
 import io.ringkv.replication.Placement;
 import io.ringkv.replication.ReplicationFactor;
-import io.ringkv.storage.KeyedRecord;
 
 /** Reads and checks the query parameters of the public API; every problem becomes a clear 400. */
 public final class EntityRequests {

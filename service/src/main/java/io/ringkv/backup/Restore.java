@@ -29,12 +29,12 @@ import java.util.zip.CheckedInputStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.ringkv.replication.HybridClock;
+import io.ringkv.record.HybridClock;
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.RecordBatch;
 import io.ringkv.replication.Placement;
 import io.ringkv.replication.Replica;
 import io.ringkv.storage.CheckpointReader;
-import io.ringkv.storage.KeyedRecord;
-import io.ringkv.storage.RecordBatch;
 import reactor.core.Exceptions;
 import reactor.util.retry.Retry;
 

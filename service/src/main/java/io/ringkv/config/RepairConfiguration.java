@@ -27,7 +27,7 @@ import io.ringkv.kubernetes.StatefulSetScale;
 import io.ringkv.overload.RecentLatency;
 import io.ringkv.overload.Throttle;
 import io.ringkv.overload.TransferPacing;
-import io.ringkv.replication.HybridClock;
+import io.ringkv.record.HybridClock;
 import io.ringkv.replication.LocalReplica;
 import io.ringkv.replication.ReplicaDirectory;
 import io.ringkv.replication.ReplicaService;

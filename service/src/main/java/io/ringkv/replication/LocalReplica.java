@@ -10,10 +10,10 @@ import java.util.function.BiConsumer;
 
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
-import io.ringkv.storage.KeyedRecord;
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.Record;
+import io.ringkv.record.RecordBatch;
 import io.ringkv.storage.RangeCursor;
-import io.ringkv.storage.Record;
-import io.ringkv.storage.RecordBatch;
 import io.ringkv.storage.RocksStore;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;

@@ -1,6 +1,7 @@
 package io.ringkv.replication;
 
-import io.ringkv.storage.Record;
+import io.ringkv.record.Record;
+
 
 /**
  * Where the coordinator leaves a write that a peer missed (it failed, timed out or its breaker was

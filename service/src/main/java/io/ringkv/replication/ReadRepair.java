@@ -3,7 +3,9 @@ package io.ringkv.replication;
 import java.util.List;
 import java.util.Optional;
 
-import io.ringkv.storage.Record;
+import io.ringkv.record.LastWriteWins;
+import io.ringkv.record.Record;
+
 
 /**
  * What a read's answers say about its replicas: the newest version (tombstones included, so a

@@ -10,10 +10,10 @@ import io.ringkv.peer.client.PeerClient;
 import io.ringkv.peer.wire.PeerException;
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.peer.wire.Wire;
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.Record;
+import io.ringkv.record.RecordBatch;
 import io.ringkv.ring.MemberState;
-import io.ringkv.storage.KeyedRecord;
-import io.ringkv.storage.Record;
-import io.ringkv.storage.RecordBatch;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 

@@ -3,8 +3,8 @@ package io.ringkv.replication;
 import java.util.List;
 import java.util.Optional;
 
-import io.ringkv.storage.KeyedRecord;
-import io.ringkv.storage.Record;
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.Record;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 

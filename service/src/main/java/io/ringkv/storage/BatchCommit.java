@@ -12,6 +12,9 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 
+import io.ringkv.record.Record;
+import io.ringkv.record.RecordCodec;
+
 /**
  * What the writer thread ({@link WriteQueue}) does with each batch: applies its writes in order,
  * each against what the store and the earlier writes of the batch hold, in one atomic RocksDB

@@ -16,6 +16,10 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.Record;
+import io.ringkv.record.RecordCodec;
+
 /**
  * A store's checkpoint ({@link RocksStore#checkpoint}) opened read-only, apart from any live
  * store: what a backup describes in its manifest and what a restore streams. It owns its own

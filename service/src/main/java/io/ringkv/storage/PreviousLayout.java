@@ -14,6 +14,9 @@ import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.ringkv.record.Record;
+import io.ringkv.record.RecordCodec;
+
 /**
  * Where an earlier version kept its data: moved into {@code records} at the first open, with the
  * indexes built as they go. Runs once, while {@link RocksStore} opens, on the handle it borrows.

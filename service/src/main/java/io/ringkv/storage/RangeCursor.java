@@ -7,6 +7,9 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
 import org.rocksdb.Snapshot;
 
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.RecordCodec;
+
 /**
  * A forward scan over one snapshot of the records ({@link RocksStore#openRange}), optionally of
  * the keys that pass a test only: the values of the others are never copied out of RocksDB. It

@@ -25,6 +25,9 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 
+import io.ringkv.record.Record;
+import io.ringkv.record.RecordCodec;
+
 /**
  * Owns the RocksDB instance of a node: the handle, its options ({@link StoreOptions}), its column
  * families, the one thread that writes ({@link WriteQueue}), and closing them all in the right

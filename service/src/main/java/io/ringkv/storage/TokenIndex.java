@@ -8,6 +8,9 @@ import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.Record;
+
 /**
  * The {@code by-token} column family: every key by its position on the hash ring, with its
  * version (timestamp and whether it is a tombstone), so that the keys of a token range, and a

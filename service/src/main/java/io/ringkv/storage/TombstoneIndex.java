@@ -8,6 +8,8 @@ import java.util.concurrent.CompletableFuture;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksIterator;
 
+import io.ringkv.record.Record;
+
 /**
  * The {@code tombstones-by-time} column family: the tombstones by their timestamp, so that those
  * past the grace period are found without scanning the data. It borrows the store's handle;

@@ -12,6 +12,8 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.ringkv.record.Record;
+
 /**
  * The store's one writer: a thread that takes every write waiting and commits them as one batch
  * ({@link BatchCommit#commit}). Writes are queued from any thread without a lock (event loops

@@ -9,7 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.ringkv.antientropy.RepairLedger;
-import io.ringkv.replication.HybridClock;
+import io.ringkv.record.HybridClock;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;
 

@@ -8,7 +8,7 @@ import org.slf4j.LoggerFactory;
 
 import io.ringkv.antientropy.RepairLedger;
 import io.ringkv.peer.wire.PeerStatus;
-import io.ringkv.replication.HybridClock;
+import io.ringkv.record.HybridClock;
 import io.ringkv.replication.RemoteReplica;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.MemberState;

@@ -11,9 +11,9 @@ import java.util.function.Function;
 
 import org.junit.jupiter.api.Test;
 
-import io.ringkv.storage.KeyedRecord;
-import io.ringkv.storage.Record;
-import io.ringkv.storage.RecordBatch;
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.Record;
+import io.ringkv.record.RecordBatch;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 

@@ -10,9 +10,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.ringkv.record.Record;
 import io.ringkv.storage.HintStore;
 import io.ringkv.storage.MetaStore;
-import io.ringkv.storage.Record;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.TokenIndex;
 import io.ringkv.storage.TombstoneIndex;

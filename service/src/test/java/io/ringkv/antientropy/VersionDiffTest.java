@@ -8,8 +8,9 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import io.ringkv.storage.KeyedRecord;
-import io.ringkv.storage.Record;
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.Record;
+
 
 class VersionDiffTest {
 

@@ -20,8 +20,8 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.client.WebClient;
 
+import io.ringkv.record.Record;
 import io.ringkv.ring.ClusterMembership;
-import io.ringkv.storage.Record;
 import io.ringkv.support.TestCluster;
 import io.ringkv.support.TestNode;
 import reactor.core.publisher.Flux;

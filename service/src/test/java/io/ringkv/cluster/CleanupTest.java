@@ -13,10 +13,10 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.ringkv.replication.HybridClock;
+import io.ringkv.record.HybridClock;
+import io.ringkv.record.Record;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;
-import io.ringkv.storage.Record;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.support.TestCluster;
 import io.ringkv.support.TestNode;

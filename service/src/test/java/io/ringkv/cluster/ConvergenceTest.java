@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.http.HttpStatus;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.ringkv.storage.Record;
+import io.ringkv.record.Record;
 import io.ringkv.support.BlockHoundInstaller;
 import io.ringkv.support.TestCluster;
 import io.ringkv.support.TestNode;

@@ -20,10 +20,10 @@ import org.springframework.util.FileSystemUtils;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.antientropy.AntiEntropy;
 
-import io.ringkv.replication.LastWriteWins;
+import io.ringkv.record.LastWriteWins;
+import io.ringkv.record.Record;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.MemberState;
-import io.ringkv.storage.Record;
 import io.ringkv.support.TestCluster;
 import io.ringkv.support.TestNode;
 import reactor.core.publisher.Flux;

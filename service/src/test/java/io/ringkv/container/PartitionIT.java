@@ -19,7 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
 
 import io.ringkv.container.RingkvCluster.Node;
-import io.ringkv.storage.Record;
+import io.ringkv.record.Record;
 import io.ringkv.support.PeerTestClient;
 import io.ringkv.support.WriteHistory;
 

@@ -12,9 +12,9 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.ringkv.record.Record;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.MemberState;
-import io.ringkv.storage.Record;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.support.TestStores;
 import reactor.core.scheduler.Schedulers;

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.record.Record;
 import io.ringkv.storage.HintStore;
-import io.ringkv.storage.Record;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.support.TestStores;
 import reactor.core.scheduler.Schedulers;

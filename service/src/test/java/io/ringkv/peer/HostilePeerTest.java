@@ -29,7 +29,7 @@ import io.ringkv.peer.server.ServerSettings;
 import io.ringkv.peer.wire.Handshake;
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.peer.wire.Wire;
-import io.ringkv.storage.Record;
+import io.ringkv.record.Record;
 import io.ringkv.support.PortSiege;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;

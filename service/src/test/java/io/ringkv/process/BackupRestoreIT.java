@@ -30,9 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.util.FileSystemUtils;
 
 import io.ringkv.peer.client.PeerClient;
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.RecordBatch;
 import io.ringkv.ring.HashRing;
-import io.ringkv.storage.KeyedRecord;
-import io.ringkv.storage.RecordBatch;
 import io.ringkv.support.NodeProcess;
 import io.ringkv.support.PeerTestClient;
 import io.ringkv.support.S3Server;

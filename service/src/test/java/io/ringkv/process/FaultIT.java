@@ -15,7 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.ringkv.storage.Record;
+import io.ringkv.record.Record;
 import io.ringkv.support.NodeProcess;
 import io.ringkv.support.PeerTestClient;
 import io.ringkv.support.TestNode;

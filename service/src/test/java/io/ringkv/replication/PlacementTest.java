@@ -8,9 +8,9 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.Record;
 import io.ringkv.ring.HashRing;
-import io.ringkv.storage.KeyedRecord;
-import io.ringkv.storage.Record;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 

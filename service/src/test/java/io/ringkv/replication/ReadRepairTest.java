@@ -7,7 +7,8 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
-import io.ringkv.storage.Record;
+import io.ringkv.record.Record;
+
 
 class ReadRepairTest {
 

@@ -12,9 +12,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.ringkv.antientropy.RepairLedger;
 import io.ringkv.overload.Throttle;
+import io.ringkv.record.HybridClock;
+import io.ringkv.record.Record;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.TokenIntervalSet;
-import io.ringkv.storage.Record;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.StorageException;
 import io.ringkv.support.TestStores;

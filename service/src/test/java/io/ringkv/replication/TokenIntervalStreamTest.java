@@ -13,11 +13,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.ringkv.antientropy.RepairLedger;
 import io.ringkv.overload.Throttle;
+import io.ringkv.record.HybridClock;
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.Record;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;
 import io.ringkv.ring.TokenIntervalSet;
-import io.ringkv.storage.KeyedRecord;
-import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.TokenIndex;

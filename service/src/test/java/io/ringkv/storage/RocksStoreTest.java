@@ -27,7 +27,9 @@ import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.TtlDB;
 
-import io.ringkv.replication.LastWriteWins;
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.LastWriteWins;
+import io.ringkv.record.Record;
 import io.ringkv.ring.HashRing;
 import io.ringkv.support.TestStores;
 

@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
+import io.ringkv.record.Record;
+
 class WriteQueueTest {
 
     private static final int MIB = 1 << 20;

@@ -10,9 +10,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.ringkv.replication.LastWriteWins;
+import io.ringkv.record.LastWriteWins;
+import io.ringkv.record.Record;
 import io.ringkv.ring.HashRing;
-import io.ringkv.storage.Record;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.StorageSettings;
 import reactor.blockhound.BlockingOperationError;

@@ -18,8 +18,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 import io.ringkv.RingkvApplication;
+import io.ringkv.record.Record;
 import io.ringkv.ring.ClusterMembership;
-import io.ringkv.storage.Record;
 import io.ringkv.storage.RocksStore;
 
 /**

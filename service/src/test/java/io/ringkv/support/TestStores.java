@@ -3,7 +3,7 @@ package io.ringkv.support;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
-import io.ringkv.replication.LastWriteWins;
+import io.ringkv.record.LastWriteWins;
 import io.ringkv.ring.HashRing;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.StorageSettings;

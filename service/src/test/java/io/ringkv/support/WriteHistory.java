@@ -31,7 +31,8 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
-import io.ringkv.storage.Record;
+import io.ringkv.record.Record;
+
 
 /**
  * Data safety the Jepsen way: writers PUT and DELETE, each over keys of its own (so that a key's

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.ringkv.antientropy.RepairLedger;
-import io.ringkv.replication.HybridClock;
+import io.ringkv.record.HybridClock;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.MemberState;
 import io.ringkv.storage.RocksStore;

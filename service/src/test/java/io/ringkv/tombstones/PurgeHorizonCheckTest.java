@@ -20,10 +20,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.ringkv.antientropy.RepairLedger;
 import io.ringkv.peer.wire.PeerStatus;
-import io.ringkv.replication.HybridClock;
+import io.ringkv.record.HybridClock;
+import io.ringkv.record.Record;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.MemberState;
-import io.ringkv.storage.Record;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.support.TestStores;
 

@@ -10,9 +10,9 @@ import java.util.function.Function;
 
 import io.ringkv.peer.wire.PeerException;
 import io.ringkv.peer.wire.PeerStatus;
-import io.ringkv.storage.KeyedRecord;
-import io.ringkv.storage.Record;
-import io.ringkv.storage.RecordBatch;
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.Record;
+import io.ringkv.record.RecordBatch;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 

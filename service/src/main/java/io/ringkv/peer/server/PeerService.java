@@ -5,8 +5,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import io.ringkv.peer.wire.PeerStatus;
+import io.ringkv.record.Record;
 import io.ringkv.ring.TokenIntervalSet;
-import io.ringkv.storage.Record;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;
 

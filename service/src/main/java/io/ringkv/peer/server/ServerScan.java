@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
 
 import io.netty.buffer.ByteBuf;
 import io.ringkv.peer.wire.Wire;
-import io.ringkv.storage.KeyedRecord;
-import io.ringkv.storage.RecordBatch;
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.RecordBatch;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.StorageException;
 

@@ -6,10 +6,10 @@ import java.util.List;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.ringkv.storage.KeyedRecord;
-import io.ringkv.storage.Record;
-import io.ringkv.storage.RecordBatch;
-import io.ringkv.storage.RecordCodec;
+import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.Record;
+import io.ringkv.record.RecordBatch;
+import io.ringkv.record.RecordCodec;
 
 /**
  * The frames of the node-to-node protocol, and how each message is laid out in one. Pure: it

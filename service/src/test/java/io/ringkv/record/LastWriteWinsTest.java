@@ -1,4 +1,4 @@
-package io.ringkv.replication;
+package io.ringkv.record;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,7 +7,6 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
-import io.ringkv.storage.Record;
 
 class LastWriteWinsTest {
 

@@ -1,4 +1,4 @@
-package io.ringkv.storage;
+package io.ringkv.record;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,11 +1,11 @@
-package io.ringkv.storage;
+package io.ringkv.record;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
  * One version of a key: a value or a tombstone, stamped by the coordinator's hybrid logical clock.
- * Replicas keep only the newest version they have seen (see {@link io.ringkv.replication.LastWriteWins}).
+ * Replicas keep only the newest version they have seen (see {@link LastWriteWins}).
  *
  * <p>A record is its binary form ({@link RecordCodec}), the one it has on disk and on the wire,
  * and its value is a part of it: a record read from a peer's frame is stored, and one read from

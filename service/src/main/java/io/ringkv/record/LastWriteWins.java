@@ -1,10 +1,9 @@
-package io.ringkv.replication;
+package io.ringkv.record;
 
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.Optional;
 
-import io.ringkv.storage.Record;
 
 /**
  * The conflict rule: the version with the newer timestamp wins. Two coordinators can stamp the

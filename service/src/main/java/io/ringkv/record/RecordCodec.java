@@ -1,4 +1,4 @@
-package io.ringkv.storage;
+package io.ringkv.record;
 
 import java.nio.ByteBuffer;
 
@@ -54,7 +54,7 @@ public final class RecordCodec {
      *
      * @throws MalformedRecordException when the bytes are not a record of a known format
      */
-    static Record decodeVersion(byte[] header, int length) {
+    public static Record decodeVersion(byte[] header, int length) {
         boolean tombstone = isTombstone(header, length);
         long timestamp = timestamp(header);
         return tombstone ? Record.tombstone(timestamp) : Record.value(timestamp, new byte[0]);

@@ -1,4 +1,4 @@
-package io.ringkv.storage;
+package io.ringkv.record;
 
 /** A record together with its key, as a range scan yields it. Keys compare as unsigned bytes. */
 public record KeyedRecord(byte[] key, Record record) {

@@ -1,4 +1,4 @@
-package io.ringkv.storage;
+package io.ringkv.record;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

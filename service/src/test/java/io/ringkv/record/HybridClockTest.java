@@ -1,4 +1,4 @@
-package io.ringkv.replication;
+package io.ringkv.record;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

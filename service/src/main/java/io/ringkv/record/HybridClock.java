@@ -1,4 +1,4 @@
-package io.ringkv.replication;
+package io.ringkv.record;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
