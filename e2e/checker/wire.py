@@ -1,6 +1,6 @@
 """The node-to-node protocol, as far as the checker speaks it: the handshake that proves the
 cluster secret both ways, and pipelined READs of a node's own copies (census, peer-read).
-It mirrors service/.../peer/Wire.java, Handshake.java and RecordCodec.java."""
+It mirrors service/.../peer/Wire.java, Handshake.java and record/RecordCodec.java."""
 
 import collections
 import hashlib
@@ -19,6 +19,15 @@ MAGIC = b"RKV1"
 PROTOCOL_VERSION = 1
 # Wire.ErrorCode: a request refused for the moment, worth asking again.
 RETRYABLE_ERRORS = {1: "OVERLOADED", 3: "STORAGE", 5: "INTERNAL"}
+
+# A record's binary form (RECORD's payload), as RecordCodec.java defines it: format, flags, big-endian
+# timestamp, then the value. Only here in the checker; RecordLayoutTest (service) checks it against the Java.
+RECORD_FORMAT = 1
+RECORD_FORMAT_AT = 0
+RECORD_FLAGS_AT = 1
+RECORD_TIMESTAMP_AT = 2
+RECORD_HEADER = 10
+RECORD_TOMBSTONE_FLAG = 1
 
 Copy = collections.namedtuple("Copy", "tombstone timestamp value")  # value: bytes (b"" for a tombstone)
 
@@ -51,11 +60,20 @@ def encode_key(key):
 
 
 def decode_record(payload):
-    """A RECORD's payload: byte 0 format (1), byte 1 flags (bit 0 tombstone), 2..9 timestamp, value."""
-    if len(payload) < 10 or payload[0] != 1:
-        raise PeerError("not a record of format 1: %r" % payload[:10])
-    (timestamp,) = struct.unpack(">q", payload[2:10])
-    return Copy(bool(payload[1] & 1), timestamp, payload[10:])
+    """A RECORD's payload as a Copy."""
+    if len(payload) < RECORD_HEADER or payload[RECORD_FORMAT_AT] != RECORD_FORMAT:
+        raise PeerError("not a record of format %d: %r" % (RECORD_FORMAT, payload[:RECORD_HEADER]))
+    (timestamp,) = struct.unpack_from(">q", payload, RECORD_TIMESTAMP_AT)
+    return Copy(bool(payload[RECORD_FLAGS_AT] & RECORD_TOMBSTONE_FLAG), timestamp, payload[RECORD_HEADER:])
+
+
+def encode_record(copy):
+    """A Copy as a RECORD's payload (what a node sends: for the tests' fake node)."""
+    header = bytearray(RECORD_HEADER)
+    header[RECORD_FORMAT_AT] = RECORD_FORMAT
+    header[RECORD_FLAGS_AT] = RECORD_TOMBSTONE_FLAG if copy.tombstone else 0
+    struct.pack_into(">q", header, RECORD_TIMESTAMP_AT, copy.timestamp)
+    return bytes(header) + copy.value
 
 
 def client_proof(secret, server_nonce, client_nonce, name):

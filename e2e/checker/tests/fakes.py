@@ -146,9 +146,7 @@ class FakeNode:
                     elif key not in node.store:
                         answer = wire.encode_frame(wire.NOT_FOUND, ident)
                     else:
-                        tombstone, timestamp, value = node.store[key]
-                        answer = wire.encode_frame(wire.RECORD, ident,
-                                                      bytes([1, 1 if tombstone else 0]) + struct.pack(">q", timestamp) + value)
+                        answer = wire.encode_frame(wire.RECORD, ident, wire.encode_record(wire.Copy(*node.store[key])))
                     # Answered in any order, as the node does: each after its own short delay.
                     threading.Timer(random.random() / 200, send, (answer,)).start()
         return Handler

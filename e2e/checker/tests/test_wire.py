@@ -70,3 +70,17 @@ class TransportTest(unittest.TestCase):
         self.assertEqual(plain.headers, {"Authorization": "Bearer t0ken"})
         self.assertIsNone(plain.tls)
         self.assertIsNotNone(secure.tls)
+
+
+class RecordFormatTest(unittest.TestCase):
+    """The layout itself is checked against the service's RecordCodec by its RecordLayoutTest."""
+
+    def test_encoding_and_decoding_agree(self):
+        for copy in (Copy(False, 2**40 + 5, b"value"), Copy(True, 7, b"")):
+            self.assertEqual(copy, wire.decode_record(wire.encode_record(copy)))
+
+    def test_what_is_not_a_record_of_the_format_is_refused(self):
+        with self.assertRaisesRegex(wire.PeerError, "not a record"):
+            wire.decode_record(b"\x01\x00")
+        with self.assertRaisesRegex(wire.PeerError, "not a record"):
+            wire.decode_record(b"\x02" + bytes(9))

@@ -27,7 +27,7 @@ public record RecordBatch(int covered, List<KeyedRecord> found) {
 
     /** The bytes a record takes in a batch, as it goes on the wire: key length and key, record length and record. */
     public static int entrySize(KeyedRecord keyed) {
-        return 2 + keyed.key().length + 4 + RecordCodec.HEADER_SIZE + keyed.record().valueLength();
+        return 2 + keyed.key().length + 4 + keyed.record().encoded().length;
     }
 
     /** The bytes the records take in a batch, as they go on the wire: what transfers are throttled by. */

@@ -19,20 +19,26 @@ import java.nio.ByteBuffer;
  */
 public final class RecordCodec {
 
-    public static final int HEADER_SIZE = 10;
+    // The layout, defined here only: the e2e checker's copy (e2e/checker/wire.py) is checked
+    // against these by RecordLayoutTest.
+    static final int FORMAT_OFFSET = 0;
+    static final int FLAGS_OFFSET = 1;
+    static final int TIMESTAMP_OFFSET = 2;
+    /** The bytes before the value: a tombstone is only these. */
+    public static final int HEADER_SIZE = TIMESTAMP_OFFSET + Long.BYTES;
 
-    private static final byte FORMAT_V1 = 1;
-    private static final byte FLAG_TOMBSTONE = 1;
+    static final byte FORMAT_V1 = 1;
+    static final byte FLAG_TOMBSTONE = 1;
 
     private RecordCodec() {
     }
 
     static byte[] encode(long timestamp, boolean tombstone, byte[] value) {
         return ByteBuffer.allocate(HEADER_SIZE + value.length)
-                .put(FORMAT_V1)
-                .put(tombstone ? FLAG_TOMBSTONE : 0)
-                .putLong(timestamp)
-                .put(value)
+                .put(FORMAT_OFFSET, FORMAT_V1)
+                .put(FLAGS_OFFSET, tombstone ? FLAG_TOMBSTONE : 0)
+                .putLong(TIMESTAMP_OFFSET, timestamp)
+                .put(HEADER_SIZE, value)
                 .array();
     }
 
@@ -65,10 +71,10 @@ public final class RecordCodec {
         if (length < HEADER_SIZE) {
             throw new MalformedRecordException("record of " + length + " bytes is shorter than its header");
         }
-        if (header[0] != FORMAT_V1) {
-            throw new MalformedRecordException("unknown record format " + header[0]);
+        if (header[FORMAT_OFFSET] != FORMAT_V1) {
+            throw new MalformedRecordException("unknown record format " + header[FORMAT_OFFSET]);
         }
-        boolean tombstone = (header[1] & FLAG_TOMBSTONE) != 0;
+        boolean tombstone = (header[FLAGS_OFFSET] & FLAG_TOMBSTONE) != 0;
         if (tombstone && length != HEADER_SIZE) {
             throw new MalformedRecordException("tombstone with a value");
         }
@@ -76,7 +82,7 @@ public final class RecordCodec {
     }
 
     private static long timestamp(byte[] header) {
-        return ByteBuffer.wrap(header).getLong(2);
+        return ByteBuffer.wrap(header).getLong(TIMESTAMP_OFFSET);
     }
 
     public static final class MalformedRecordException extends IllegalArgumentException {
