@@ -9,6 +9,8 @@ import org.springframework.core.annotation.Order;
 import org.springframework.validation.FieldError;
 import org.springframework.validation.ObjectError;
 
+import io.ringkv.settings.InvalidSettingException;
+
 /**
  * Turns a bad setting, or an unknown one ({@link UnknownSettings}), into Spring Boot's short
  * start-up failure report instead of a stack trace, in the same words whether a constraint of

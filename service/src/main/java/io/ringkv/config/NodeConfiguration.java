@@ -58,6 +58,7 @@ import io.ringkv.ring.StaticPeers;
 import io.ringkv.security.ClientTokens;
 import io.ringkv.security.RequestCredential;
 import io.ringkv.security.Role;
+import io.ringkv.settings.InvalidSettingException;
 import io.ringkv.startup.WarmUp;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.StorageException;

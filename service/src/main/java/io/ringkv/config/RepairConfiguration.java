@@ -32,6 +32,7 @@ import io.ringkv.replication.LocalReplica;
 import io.ringkv.replication.ReplicaDirectory;
 import io.ringkv.replication.ReplicaService;
 import io.ringkv.ring.ClusterMembership;
+import io.ringkv.settings.InvalidSettingException;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.tombstones.PurgeHorizon;
 import io.ringkv.tombstones.PurgeHorizonCheck;

@@ -16,6 +16,7 @@ import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
 
 import io.ringkv.ring.HashRing;
+import io.ringkv.settings.InvalidSettingException;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Positive;

@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.ringkv.config.InvalidSettingException;
 import io.ringkv.lifecycle.WatchedFiles;
+import io.ringkv.settings.InvalidSettingException;
 import reactor.core.scheduler.Scheduler;
 
 /**

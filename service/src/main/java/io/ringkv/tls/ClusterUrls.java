@@ -2,7 +2,8 @@ package io.ringkv.tls;
 
 import java.util.Collection;
 
-import io.ringkv.config.InvalidSettingException;
+import io.ringkv.settings.InvalidSettingException;
+
 
 /**
  * The members' URLs say how to reach them: {@code https://} when the nodes speak TLS,

@@ -7,8 +7,8 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.ringkv.config.InvalidSettingException;
 import io.ringkv.lifecycle.WatchedFiles;
+import io.ringkv.settings.InvalidSettingException;
 import reactor.core.scheduler.Schedulers;
 
 /**

@@ -5,7 +5,7 @@ import javax.net.ssl.SSLException;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
-import io.ringkv.config.InvalidSettingException;
+import io.ringkv.settings.InvalidSettingException;
 
 /**
  * Netty's TLS contexts for the cluster port, built from one {@link TlsMaterial}. Peers speak

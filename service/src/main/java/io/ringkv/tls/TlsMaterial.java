@@ -14,7 +14,8 @@ import java.util.List;
 
 import org.springframework.boot.ssl.pem.PemContent;
 
-import io.ringkv.config.InvalidSettingException;
+import io.ringkv.settings.InvalidSettingException;
+
 
 /**
  * The node's certificate chain, its private key and the CA certificates, as the three PEM files

@@ -7,7 +7,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
 
-import io.ringkv.config.InvalidSettingException;
+import io.ringkv.settings.InvalidSettingException;
 import jakarta.validation.constraints.Positive;
 
 /**

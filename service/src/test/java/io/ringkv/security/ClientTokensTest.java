@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.ringkv.config.InvalidSettingException;
+import io.ringkv.settings.InvalidSettingException;
 import reactor.core.scheduler.Schedulers;
 
 class ClientTokensTest {

@@ -11,7 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.ringkv.config.InvalidSettingException;
+import io.ringkv.settings.InvalidSettingException;
 import io.ringkv.support.TestCertificates;
 
 /** TLS settings that cannot work stop the node at start, naming the setting; at a reload they leave the old certificate in place. */
