@@ -179,7 +179,7 @@ public final class ReplicaDirectory implements AutoCloseable {
 
     /**
      * What a member told about itself in a ping of its own (only a member's is heard: see
-     * {@code PeerTrust}): its state takes effect at once, so that a change it tells its peers is
+     * {@code peer.message.Trust}): its state takes effect at once, so that a change it tells its peers is
      * read by them as soon as it is made.
      */
     public void toldInPing(String member, PeerStatus status) {

@@ -11,7 +11,7 @@ import java.util.function.Function;
 import java.util.function.ObjIntConsumer;
 
 import io.ringkv.overload.Throttle;
-import io.ringkv.peer.server.PeerService;
+import io.ringkv.peer.message.PeerService;
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.record.HybridClock;
 import io.ringkv.record.Record;

@@ -24,6 +24,14 @@ import io.ringkv.peer.client.ConnectionSettings;
 import io.ringkv.peer.client.NodeInfoClient;
 import io.ringkv.peer.client.PeerClient;
 import io.ringkv.peer.client.PeerConnector;
+import io.ringkv.peer.message.Digest;
+import io.ringkv.peer.message.PeerMessage;
+import io.ringkv.peer.message.PeerMessages;
+import io.ringkv.peer.message.Ping;
+import io.ringkv.peer.message.Repaired;
+import io.ringkv.peer.message.Scan;
+import io.ringkv.peer.message.Trust;
+import io.ringkv.peer.message.Write;
 import io.ringkv.peer.server.PeerServer;
 import io.ringkv.peer.server.ServerSettings;
 import io.ringkv.peer.wire.Handshake;
@@ -94,7 +102,7 @@ class HostilePeerTest {
     void aPingUnderANameOnNoRingIsAnsweredButNotHeard() throws IOException {
         try (var stranger = new HandshakenSocket(server.port(), SECRET, STRANGER)) {
             // A state and a horizon that, believed, would mark this store left.
-            stranger.send(Wire.ping(ByteBufAllocator.DEFAULT, 1, new PeerStatus(1, Long.MAX_VALUE, 0), 0));
+            stranger.send(Ping.frame(ByteBufAllocator.DEFAULT, 1, new PeerStatus(1, Long.MAX_VALUE, 0), 0));
             assertThat(answerType(stranger)).isEqualTo(Wire.DONE);
         }
         assertThat(store.heard).as("what the stranger told is not heard").hasValue(PeerStatus.UNKNOWN);
@@ -104,14 +112,53 @@ class HostilePeerTest {
     @Test
     void aStrangerNeitherWritesNorReportsRepairs() throws IOException {
         try (var stranger = new HandshakenSocket(server.port(), SECRET, STRANGER)) {
-            stranger.send(Wire.repaired(ByteBufAllocator.DEFAULT, 1, Long.MAX_VALUE));
+            stranger.send(Repaired.frame(ByteBufAllocator.DEFAULT, 1, Long.MAX_VALUE));
             assertThat(answerType(stranger)).isEqualTo(Wire.ERROR);
-            stranger.send(Wire.write(ByteBufAllocator.DEFAULT, 2, bytes("planted"), Record.value(1, bytes("x"))));
+            stranger.send(Write.frame(ByteBufAllocator.DEFAULT, 2, bytes("planted"), Record.value(1, bytes("x"))));
             assertThat(answerType(stranger)).isEqualTo(Wire.ERROR);
         }
         assertThat(store.repairedBy).hasNullValue();
         assertThat(store.get(bytes("planted"))).isNull();
         stillServes("after-repaired");
+    }
+
+    /**
+     * Trust is closed by default: every message of the table that only members may send is
+     * refused to a caller with the secret whose name is on no ring, before its payload is read
+     * (an empty one would be malformed), and a type byte the table lacks is served to no one.
+     */
+    @Test
+    void aStrangerIsRefusedEveryMembersOnlyMessageAndEveryUnknownOne() throws IOException {
+        try (var stranger = new HandshakenSocket(server.port(), SECRET, STRANGER)) {
+            int id = 0;
+            for (PeerMessage message : PeerMessages.ALL) {
+                if (message.trust() == Trust.MEMBERS) {
+                    stranger.send(Wire.empty(ByteBufAllocator.DEFAULT, message.type(), ++id));
+                    assertThat(errorText(stranger, Wire.ErrorCode.BAD_REQUEST)).as("%s", message).contains("not a member");
+                }
+            }
+            for (int type = 0; type < 256; type++) {
+                if (PeerMessages.of((byte) type).isEmpty()) {
+                    stranger.send(Wire.empty(ByteBufAllocator.DEFAULT, (byte) type, ++id));
+                    assertThat(errorText(stranger, Wire.ErrorCode.UNKNOWN_MESSAGE)).as("type %d", type).contains("not in protocol");
+                }
+            }
+        }
+        assertThat(store.repairedBy).hasNullValue();
+        stillServes("after-refusals");
+    }
+
+    /** The next frame, which must be an error with this code: its message. */
+    private static String errorText(HandshakenSocket socket, Wire.ErrorCode code) throws IOException {
+        ByteBuf frame = HandshakenSocket.readFrame(socket.in);
+        try {
+            assertThat(frame.readByte()).isEqualTo(Wire.ERROR);
+            frame.readInt();
+            assertThat(Wire.ErrorCode.of(frame.readUnsignedShort())).isEqualTo(code);
+            return Wire.readText(frame);
+        } finally {
+            frame.release();
+        }
     }
 
     /** A name that is no member's URL (a line break, an '=') does not get past the handshake. */
@@ -132,7 +179,7 @@ class HostilePeerTest {
         }
         try (var greedy = new HandshakenSocket(server.port(), SECRET, MEMBER)) {
             for (int id = 1; id <= 10_000; id++) {
-                greedy.send(Wire.scan(ByteBufAllocator.DEFAULT, id, new byte[0], null, 0));
+                greedy.send(Scan.request(new byte[0], null).open(ByteBufAllocator.DEFAULT, id, 0));
             }
             int refused = 0;
             while (refused < 10_000 - Wire.MAX_STREAMS_PER_CONNECTION) {
@@ -153,10 +200,10 @@ class HostilePeerTest {
                 intervals[i] = Long.MIN_VALUE;
                 intervals[i + 1] = Long.MAX_VALUE;
             }
-            greedy.send(Wire.digest(ByteBufAllocator.DEFAULT, 1, intervals));
+            greedy.send(Digest.frame(ByteBufAllocator.DEFAULT, 1, intervals));
             assertThat(answerType(greedy)).isEqualTo(Wire.ERROR);
-            greedy.send(Wire.digest(ByteBufAllocator.DEFAULT, 2, new long[] {0, 1}));
-            assertThat(answerType(greedy)).isEqualTo(Wire.DIGESTS);
+            greedy.send(Digest.frame(ByteBufAllocator.DEFAULT, 2, new long[] {0, 1}));
+            assertThat(answerType(greedy)).isEqualTo(Digest.DIGESTS);
         }
     }
 

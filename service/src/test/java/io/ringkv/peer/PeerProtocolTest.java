@@ -44,9 +44,14 @@ import io.ringkv.peer.client.PeerClient;
 import io.ringkv.peer.client.ClientSecurity;
 import io.ringkv.peer.client.ConnectionSettings;
 import io.ringkv.peer.client.PeerConnector;
+import io.ringkv.peer.message.PeerService;
+import io.ringkv.peer.message.Ping;
+import io.ringkv.peer.message.Read;
+import io.ringkv.peer.message.ReadBatch;
+import io.ringkv.peer.message.RecordScan;
+import io.ringkv.peer.message.WriteBatch;
 import io.ringkv.peer.server.PeerServer;
 import io.ringkv.peer.server.ServerSettings;
-import io.ringkv.peer.server.PeerService;
 import io.ringkv.peer.wire.FrameDecoder;
 import io.ringkv.peer.wire.Handshake;
 import io.ringkv.peer.wire.PeerException;
@@ -559,7 +564,7 @@ class PeerProtocolTest {
         public void channelRead(io.netty.channel.ChannelHandlerContext context, Object message) {
             ByteBuf frame = (ByteBuf) message;
             byte type = frame.getByte(frame.readerIndex());
-            if (type == Wire.WRITE_BATCH || type == Wire.READ_BATCH || type == Wire.RECORD_SCAN) {
+            if (type == WriteBatch.TYPE || type == ReadBatch.TYPE || type == RecordScan.TYPE) {
                 int id = frame.getInt(frame.readerIndex() + 1);
                 frame.release();
                 context.writeAndFlush(Wire.error(context.alloc(), id, Wire.ErrorCode.UNKNOWN_MESSAGE, "not in version 1"));
@@ -660,7 +665,7 @@ class PeerProtocolTest {
             assertThat(in.readInt()).isEqualTo(7);
             assertThat(in.readUnsignedShort()).isEqualTo(Wire.ErrorCode.UNKNOWN_MESSAGE.code());
             in.readNBytes(length - 7);
-            peer.send(Wire.empty(ByteBufAllocator.DEFAULT, Wire.PING, 8));
+            peer.send(Wire.empty(ByteBufAllocator.DEFAULT, Ping.TYPE, 8));
             in.readInt();
             assertThat(in.readByte()).isEqualTo(Wire.DONE);
             assertThat(in.readInt()).isEqualTo(8);
@@ -1038,7 +1043,7 @@ class PeerProtocolTest {
                         handshake.serverProof(key, auth.clientNonce(), serverNonce, name), name));
                 HandshakenSocket.readFrame(in); // the request
                 out.writeInt(1000); // a frame of 1000 bytes ...
-                out.writeByte(Wire.RECORD);
+                out.writeByte(Read.RECORD);
                 out.flush(); // ... of which nothing more ever comes
                 while (in.read() >= 0) {
                     // hold the connection open until the client closes it

@@ -14,6 +14,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
+import io.ringkv.peer.message.Digest;
+import io.ringkv.peer.message.Read;
+import io.ringkv.peer.message.ReadBatch;
 import io.ringkv.peer.server.PeerServerCustomizer;
 import io.ringkv.peer.wire.Wire;
 
@@ -51,7 +54,7 @@ public class ReplicaDelay {
     /** Holds back the frames that answer point requests; on the connection's event loop, as writes are. */
     private static final class DelayedAnswers extends ChannelOutboundHandlerAdapter {
 
-        private static final Set<Byte> ANSWERS = Set.of(Wire.RECORD, Wire.NOT_FOUND, Wire.DONE, Wire.ERROR, Wire.DIGESTS, Wire.RECORDS);
+        private static final Set<Byte> ANSWERS = Set.of(Read.RECORD, Read.NOT_FOUND, Wire.DONE, Wire.ERROR, Digest.DIGESTS, ReadBatch.RECORDS);
         /** A frame starts with its length (an int), then its type. */
         private static final int TYPE_OFFSET = Integer.BYTES;
 

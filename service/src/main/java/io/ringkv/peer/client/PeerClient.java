@@ -6,8 +6,20 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 
+import io.ringkv.peer.message.Digest;
+import io.ringkv.peer.message.PeerCall;
+import io.ringkv.peer.message.Ping;
+import io.ringkv.peer.message.RangeRequest;
+import io.ringkv.peer.message.Read;
+import io.ringkv.peer.message.ReadBatch;
+import io.ringkv.peer.message.RecordScan;
+import io.ringkv.peer.message.Repaired;
+import io.ringkv.peer.message.Scan;
+import io.ringkv.peer.message.Snapshot;
+import io.ringkv.peer.message.TokenScan;
+import io.ringkv.peer.message.Write;
+import io.ringkv.peer.message.WriteBatch;
 import io.ringkv.peer.wire.PeerException;
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.record.KeyedRecord;
@@ -58,52 +70,68 @@ public final class PeerClient implements AutoCloseable {
         return peer;
     }
 
+    /**
+     * Sends a request its unit made ({@code io.ringkv.peer.message}) and reads its answer: any
+     * message, without a method of its own here. Every call ends: a request has its deadline on
+     * its connection, connecting has its own.
+     */
+    public <T> Mono<T> call(PeerCall<T> call) {
+        return connection().flatMap(connection -> connection.call(call));
+    }
+
+    /** Opens a range stream its unit made; its flow control bounds it once open, connecting has the timeout. */
+    public Flux<KeyedRecord> stream(RangeRequest request) {
+        return connection()
+                .timeout(connector.settings().timeout(), Mono.error(() -> new PeerException.Unavailable(peer, "no connection within " + connector.settings().timeout())))
+                .flatMapMany(connection -> connection.stream(request));
+    }
+
     /** The peer's newest record for the key, tombstones included; empty if it has none. */
     public Mono<Optional<Record>> read(byte[] key) {
-        return call(connection -> connection.read(key));
+        return call(Read.request(key));
     }
 
     /** Stores the record on the peer unless it holds a newer version. */
     public Mono<Void> write(byte[] key, Record record) {
-        return call(connection -> connection.write(key, record));
+        return call(Write.request(key, record)).then();
     }
 
     /** Stores the records on the peer, each unless it holds a newer version, in one frame ({@link RecordBatch#MAX_BYTES}). */
     public Mono<Void> writeBatch(List<KeyedRecord> records) {
-        return call(connection -> connection.writeBatch(records));
+        return call(WriteBatch.request(records)).then();
     }
 
     /** The peer's records of the first of the keys (at most {@link RecordBatch#MAX_KEYS}); it says how many it covers. */
     public Mono<RecordBatch> readBatch(List<byte[]> keys) {
-        return call(connection -> connection.readBatch(keys));
+        return call(ReadBatch.request(keys));
     }
 
     /**
      * Completes when the peer answers, proving it is up and knows the secret, with what it tells
-     * about itself; tells it this node's own ({@link PeerStatus#UNKNOWN}: nothing to check).
+     * about itself; tells it this node's own ({@link PeerStatus#UNKNOWN}: nothing to check) and cluster port.
      */
     public Mono<PeerStatus> ping(PeerStatus own) {
-        return call(connection -> connection.ping(own));
+        return call(Ping.request(own, connector.settings().clusterPort()));
     }
 
     /** Tells the peer that a repair with it, started at that moment, has finished. */
     public Mono<Void> repaired(long startedMillis) {
-        return call(connection -> connection.repaired(startedMillis));
+        return call(Repaired.request(startedMillis)).then();
     }
 
     /** Asks the peer to take its snapshot for a backup; done once it is taken (it uploads afterwards). */
     public Mono<Void> snapshot(String backup) {
-        return call(connection -> connection.snapshot(backup));
+        return call(Snapshot.request(backup)).then();
     }
 
     /** The peer's digests (hash, keys, hash, keys, ...) of token intervals (low, high, low, high, ...). */
     public Mono<long[]> digest(long[] intervals) {
-        return call(connection -> connection.digest(intervals));
+        return call(Digest.request(intervals));
     }
 
     /** The peer's keys with a token in {@code [low, high]}, in token order, with their versions only. */
     public Flux<KeyedRecord> tokenScan(long low, long high) {
-        return stream(connection -> connection.tokenScan(low, high));
+        return stream(TokenScan.request(low, high));
     }
 
     /**
@@ -111,24 +139,12 @@ public final class PeerClient implements AutoCloseable {
      * (low, high, ...), in no particular order, at the peer's transfer pace.
      */
     public Flux<KeyedRecord> recordScan(long[] intervals) {
-        return stream(connection -> connection.recordScan(intervals));
+        return stream(RecordScan.request(intervals));
     }
 
     /** The peer's records in {@code [start, end)} (null end: all), tombstones included, in key order. */
     public Flux<KeyedRecord> scan(byte[] start, byte[] end) {
-        return stream(connection -> connection.scan(start, end));
-    }
-
-    /** A stream's flow control bounds it once open; connecting has the timeout. */
-    private Flux<KeyedRecord> stream(Function<PeerConnection, Flux<KeyedRecord>> opening) {
-        return connection()
-                .timeout(connector.settings().timeout(), Mono.error(() -> new PeerException.Unavailable(peer, "no connection within " + connector.settings().timeout())))
-                .flatMapMany(opening);
-    }
-
-    /** Every call ends: a request has its deadline on its connection, connecting has its own. */
-    private <T> Mono<T> call(Function<PeerConnection, Mono<T>> operation) {
-        return connection().flatMap(operation);
+        return stream(Scan.request(start, end));
     }
 
     private Mono<PeerConnection> connection() {

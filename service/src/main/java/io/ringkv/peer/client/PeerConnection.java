@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -22,14 +21,18 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.ringkv.peer.message.Cancel;
+import io.ringkv.peer.message.Credit;
+import io.ringkv.peer.message.FrameLimits;
+import io.ringkv.peer.message.PeerCall;
+import io.ringkv.peer.message.Ping;
+import io.ringkv.peer.message.RangeRequest;
 import io.ringkv.peer.wire.FrameDecoder;
 import io.ringkv.peer.wire.Handshake;
 import io.ringkv.peer.wire.PeerException;
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.peer.wire.Wire;
 import io.ringkv.record.KeyedRecord;
-import io.ringkv.record.Record;
-import io.ringkv.record.RecordBatch;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
@@ -66,11 +69,12 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
     static final int RANGE_WORK_TIMEOUTS = 10;
 
     private final ConnectionSettings settings;
+    private final FrameLimits limits;
     /** The deadline of work over a range: {@value #RANGE_WORK_TIMEOUTS} timeouts. */
     private final Duration rangeWorkTimeout;
     private final String peer;
     private final Sinks.One<PeerConnection> ready = Sinks.one();
-    private final Map<Integer, Pending<?>> waiting = new ConcurrentHashMap<>();
+    private final Map<Integer, PendingCall<?>> waiting = new ConcurrentHashMap<>();
     private final Map<Integer, Scan> scans = new ConcurrentHashMap<>();
     /** Streams the peer was sent and that have not ended, and those held back meanwhile; on the event loop only. */
     private int streamsOpen;
@@ -92,6 +96,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
     /** @param peer the peer's name on the ring: the handshake must prove that this node answers */
     PeerConnection(ConnectionSettings settings, String peer) {
         this.settings = settings;
+        this.limits = new FrameLimits(settings.maxKeyLength(), settings.maxRecordLength());
         this.rangeWorkTimeout = settings.timeout().multipliedBy(RANGE_WORK_TIMEOUTS);
         this.peer = peer;
     }
@@ -118,82 +123,12 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
 
     // ---- requests ----------------------------------------------------------------------------------
 
-    Mono<Optional<Record>> read(byte[] key) {
-        return Mono.create(sink -> request(sink, id -> Wire.read(channel.alloc(), id, key), (type, payload) -> switch (type) {
-            case Wire.RECORD -> Optional.of(Wire.readRecord(payload, settings.maxRecordLength()));
-            case Wire.NOT_FOUND -> Optional.empty();
-            default -> throw unexpected(type);
-        }));
-    }
-
-    Mono<Void> write(byte[] key, Record record) {
-        return Mono.<Boolean>create(sink -> request(sink, id -> Wire.write(channel.alloc(), id, key, record), PeerConnection::done))
-                .then();
-    }
-
-    /** Stores the records on the peer, each unless it holds a newer version; one frame; range work. */
-    Mono<Void> writeBatch(List<KeyedRecord> records) {
-        return Mono.<Boolean>create(sink -> request(sink, rangeWorkTimeout, id -> Wire.writeBatch(channel.alloc(), id, records),
-                PeerConnection::done)).then();
-    }
-
-    /** The peer's records of the first keys; the answer says how many of the keys it covers; range work. */
-    Mono<RecordBatch> readBatch(List<byte[]> keys) {
-        return Mono.create(sink -> request(sink, rangeWorkTimeout, id -> Wire.readBatch(channel.alloc(), id, keys), (type, payload) -> {
-            if (type != Wire.RECORDS) {
-                throw unexpected(type);
-            }
-            return Wire.readRecordBatch(payload, settings.maxKeyLength(), settings.maxRecordLength());
-        }));
-    }
-
-    /** Tells the peer that a repair with it, started at that moment, has finished. */
-    Mono<Void> repaired(long startedMillis) {
-        return Mono.<Boolean>create(sink -> request(sink, id -> Wire.repaired(channel.alloc(), id, startedMillis), PeerConnection::done))
-                .then();
-    }
-
-    /** Asks the peer to take its snapshot for a backup; done once it is taken (it uploads afterwards). */
-    Mono<Void> snapshot(String backup) {
-        return Mono.<Boolean>create(sink -> request(sink, rangeWorkTimeout, id -> Wire.snapshot(channel.alloc(), id, backup),
-                PeerConnection::done)).then();
-    }
-
     /**
-     * Tells the peer this node's status and cluster port; what its answer tells about it (an older
-     * peer's tells nothing).
+     * Sends the request its unit made and reads its answer the unit's way; its deadline is the
+     * timeout, or {@value #RANGE_WORK_TIMEOUTS} of them for range work.
      */
-    Mono<PeerStatus> ping(PeerStatus own) {
-        return Mono.create(sink -> request(sink, id -> Wire.ping(channel.alloc(), id, own, settings.clusterPort()), (type, payload) -> {
-            done(type, payload);
-            return Wire.readStatus(payload);
-        }));
-    }
-
-    /** The peer's digests (hash, keys, ...) of the token intervals (low, high, ...); range work. */
-    Mono<long[]> digest(long[] intervals) {
-        return Mono.create(sink -> request(sink, rangeWorkTimeout, id -> Wire.digest(channel.alloc(), id, intervals), (type, payload) -> {
-            if (type != Wire.DIGESTS) {
-                throw unexpected(type);
-            }
-            return Wire.readPairs(payload);
-        }));
-    }
-
-    private static Boolean done(byte type, ByteBuf payload) {
-        if (type != Wire.DONE) {
-            throw unexpected(type);
-        }
-        return Boolean.TRUE;
-    }
-
-    private interface Decoder<T> {
-        T decode(byte type, ByteBuf payload);
-    }
-
-    /** A point request: its deadline is the timeout. */
-    private <T> void request(MonoSink<T> sink, IntFunction<ByteBuf> frame, Decoder<T> decoder) {
-        request(sink, settings.timeout(), frame, decoder);
+    <T> Mono<T> call(PeerCall<T> call) {
+        return Mono.create(sink -> request(sink, call.rangeWork() ? rangeWorkTimeout : settings.timeout(), call));
     }
 
     /**
@@ -201,13 +136,13 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
      * then writes the request and sets its deadline on the connection's event loop: a cheap timer
      * on the thread that will see the answer.
      */
-    private <T> void request(MonoSink<T> sink, Duration timeout, IntFunction<ByteBuf> frame, Decoder<T> decoder) {
+    private <T> void request(MonoSink<T> sink, Duration timeout, PeerCall<T> call) {
         if (!isOpen()) {
             sink.error(new PeerException.Unavailable(peer, "the connection is closed"));
             return;
         }
         int id = nextId();
-        Pending<T> pending = new Pending<>(sink, decoder, timeout);
+        PendingCall<T> pending = new PendingCall<>(sink, call.answer(), limits, timeout);
         waiting.put(id, pending);
         sink.onCancel(() -> {
             if (waiting.remove(id, pending)) {
@@ -223,9 +158,8 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
             if (waiting.get(id) != pending) {
                 return; // cancelled or failed meanwhile
             }
-            pending.timer = channel.eventLoop().schedule(() -> expired(id, pending),
-                    timeout.toNanos(), TimeUnit.NANOSECONDS);
-            channel.writeAndFlush(frame.apply(id), channel.voidPromise());
+            pending.startTimer(channel.eventLoop().schedule(() -> expired(id, pending), timeout.toNanos(), TimeUnit.NANOSECONDS));
+            channel.writeAndFlush(call.request().encode(channel.alloc(), id), channel.voidPromise());
         });
     }
 
@@ -233,14 +167,14 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
      * A request got no answer within the timeout. If nothing at all was read on this connection
      * since it was sent, the peer may not answer at all, or have stalled inside a frame: check.
      */
-    private void expired(int id, Pending<?> pending) {
+    private void expired(int id, PendingCall<?> pending) {
         if (!waiting.remove(id, pending)) {
             return;
         }
-        if (lastReadNanos - pending.sent < 0) {
+        if (lastReadNanos - pending.sentNanos() < 0) {
             checkLiveness();
         }
-        pending.fail(new PeerException.TimedOut(peer, "no answer within " + pending.timeout));
+        pending.fail(new PeerException.TimedOut(peer, "no answer within " + pending.timeout()));
     }
 
     /**
@@ -255,7 +189,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
         }
         checkingLiveness = true;
         long sent = System.nanoTime();
-        ping(PeerStatus.UNKNOWN).subscribe(
+        call(Ping.request(PeerStatus.UNKNOWN, settings.clusterPort())).subscribe(
                 answer -> checkingLiveness = false,
                 error -> {
                     checkingLiveness = false;
@@ -265,47 +199,6 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
                         close();
                     }
                 });
-    }
-
-    /** A request waiting for its answer. */
-    private static final class Pending<T> {
-        private final MonoSink<T> sink;
-        private final Decoder<T> decoder;
-        private final Duration timeout;
-        private final long sent = System.nanoTime();
-        /** Set and cancelled on the event loop. */
-        private ScheduledFuture<?> timer;
-
-        Pending(MonoSink<T> sink, Decoder<T> decoder, Duration timeout) {
-            this.sink = sink;
-            this.decoder = decoder;
-            this.timeout = timeout;
-        }
-
-        void answer(String peer, byte type, ByteBuf payload) {
-            stopTimer();
-            try {
-                if (type == Wire.ERROR) {
-                    sink.error(PeerException.from(peer, payload));
-                } else {
-                    sink.success(decoder.decode(type, payload));
-                }
-            } catch (RuntimeException e) {
-                sink.error(e);
-            }
-        }
-
-        void fail(Throwable error) {
-            stopTimer();
-            sink.error(error);
-        }
-
-        void stopTimer() {
-            ScheduledFuture<?> scheduled = timer;
-            if (scheduled != null) {
-                scheduled.cancel(false);
-            }
-        }
     }
 
     private int nextId() {
@@ -318,25 +211,12 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * The peer's records in {@code [start, end)} (null end: all), in key order, with credit-based flow
-     * control: the peer sends at most {@code window} bytes of records ahead of what this side has
-     * taken, so a slow consumer never makes either side buffer more than that.
+     * A range stream its unit opens, with credit-based flow control: the peer sends at most
+     * {@code window} bytes of records ahead of what this side has taken, so a slow consumer never
+     * makes either side buffer more than that.
      */
-    Flux<KeyedRecord> scan(byte[] start, byte[] end) {
-        return stream(id -> Wire.scan(channel.alloc(), id, start, end, settings.scanWindow()));
-    }
-
-    /** The peer's keys with a token in {@code [low, high]}, in token order, versions only; flow-controlled like {@link #scan}. */
-    Flux<KeyedRecord> tokenScan(long low, long high) {
-        return stream(id -> Wire.tokenScan(channel.alloc(), id, low, high, settings.scanWindow()));
-    }
-
-    /** The peer's whole records of the keys in the token intervals, in no particular order; flow-controlled like {@link #scan}. */
-    Flux<KeyedRecord> recordScan(long[] intervals) {
-        return stream(id -> Wire.recordScan(channel.alloc(), id, intervals, settings.scanWindow()));
-    }
-
-    private Flux<KeyedRecord> stream(IntFunction<ByteBuf> opening) {
+    Flux<KeyedRecord> stream(RangeRequest request) {
+        IntFunction<ByteBuf> opening = id -> request.open(channel.alloc(), id, settings.scanWindow());
         return Flux.create(sink -> {
             if (!isOpen()) {
                 sink.error(new PeerException.Unavailable(peer, "the connection is closed"));
@@ -468,7 +348,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
             }
             // Half the window taken: give it back, so the peer keeps sending while this side reads.
             if (taken >= settings.scanWindow() / 2) {
-                channel.writeAndFlush(Wire.credit(channel.alloc(), id, taken), channel.voidPromise());
+                channel.writeAndFlush(Credit.frame(channel.alloc(), id, taken), channel.voidPromise());
                 taken = 0;
             }
             if (queue.isEmpty() && sink.requestedFromDownstream() > 0 && waitingSince == 0) {
@@ -487,7 +367,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
             if (!finished) {
                 // Before finish(), which may send the next stream waiting: the peer frees this one first.
                 if (sent && !ended) {
-                    channel.writeAndFlush(Wire.empty(channel.alloc(), Wire.CANCEL, id), channel.voidPromise());
+                    channel.writeAndFlush(Cancel.frame(channel.alloc(), id), channel.voidPromise());
                 }
                 finish();
             }
@@ -628,7 +508,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
                 }
             }
             default -> {
-                Pending<?> pending = waiting.remove(id);
+                PendingCall<?> pending = waiting.remove(id);
                 if (pending != null) {
                     pending.answer(peer, type, payload);
                 } else if (type == Wire.ERROR) {
@@ -639,10 +519,6 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
                 }
             }
         }
-    }
-
-    private static IllegalStateException unexpected(byte type) {
-        return new IllegalStateException("unexpected answer of type " + type);
     }
 
     @Override
@@ -659,7 +535,7 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
 
     private void fail(Throwable error) {
         for (Integer id : List.copyOf(waiting.keySet())) {
-            Pending<?> pending = waiting.remove(id);
+            PendingCall<?> pending = waiting.remove(id);
             if (pending != null) {
                 pending.fail(error);
             }

@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import io.ringkv.peer.message.PeerService;
 import io.ringkv.peer.wire.FrameDecoder;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;

@@ -13,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.netty.buffer.ByteBuf;
+import io.ringkv.peer.message.Answer;
 import io.ringkv.peer.wire.Wire;
 import io.ringkv.record.KeyedRecord;
 import io.ringkv.record.RecordBatch;
@@ -43,9 +44,6 @@ final class ServerScan {
     private static final int RUNNING = 0;
     private static final int PARKED = 1;
     private static final int FINISHED = 2;
-
-    /** The pace of a stream that is not held back: a client's range, a repair's versions. */
-    static final LongFunction<Duration> UNPACED = bytes -> Duration.ZERO;
 
     private final ServerSession session;
     private final int id;
@@ -103,7 +101,7 @@ final class ServerScan {
             if (cursor == null) {
                 state.set(FINISHED);
                 session.scanFinished(id);
-                session.send(ServerSession.error(id, Wire.ErrorCode.OVERLOADED, "storage queue full"));
+                session.send(Answer.error(id, Wire.ErrorCode.OVERLOADED, "storage queue full"));
             } else {
                 // A cursor is open and must be read or closed on a storage thread: try again shortly.
                 session.later(this::schedulePump);
@@ -143,10 +141,10 @@ final class ServerScan {
                 }
             }
         } catch (StorageException e) {
-            finish(ServerSession.error(id, Wire.ErrorCode.STORAGE, e.getMessage()));
+            finish(Answer.error(id, Wire.ErrorCode.STORAGE, e.getMessage()));
         } catch (RuntimeException e) {
             log.warn("range stream {} failed", id, e);
-            finish(ServerSession.error(id, Wire.ErrorCode.INTERNAL, e.toString()));
+            finish(Answer.error(id, Wire.ErrorCode.INTERNAL, e.toString()));
         }
     }
 
@@ -177,7 +175,7 @@ final class ServerScan {
     }
 
     /** Closes the cursor (on this storage thread) and sends the last frame, if any. */
-    private void finish(ServerSession.Answer last) {
+    private void finish(Answer last) {
         state.set(FINISHED);
         if (cursor != null) {
             cursor.close();

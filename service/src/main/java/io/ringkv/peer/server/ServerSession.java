@@ -11,7 +11,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import java.util.function.LongFunction;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -20,7 +19,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -30,23 +28,28 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.ringkv.peer.wire.FrameDecoder;
 import io.ringkv.peer.wire.Handshake;
 import io.ringkv.peer.wire.MemberName;
-import io.ringkv.peer.wire.PeerStatus;
+import io.ringkv.peer.message.Answer;
+import io.ringkv.peer.message.Exchange;
+import io.ringkv.peer.message.FrameLimits;
+import io.ringkv.peer.message.PeerMessage;
+import io.ringkv.peer.message.PeerMessages;
+import io.ringkv.peer.message.PeerService;
+import io.ringkv.peer.message.Trust;
 import io.ringkv.peer.wire.Wire;
 import io.ringkv.record.KeyedRecord;
-import io.ringkv.record.Record;
 import io.ringkv.record.RecordBatch;
-import io.ringkv.ring.TokenIntervalSet;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.StorageException;
 import io.ringkv.storage.StorageOverloadedException;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * One peer's connection to this node: the handshake first, then its requests, each answered
+ * One peer's connection to this node: the handshake first, then its requests, each served by its
+ * unit of {@link PeerMessages} ({@link Exchange} is what a unit sees of the connection) and answered
  * under the request's id as soon as its storage work is done, in whatever order that is. Runs on
  * the connection's event loop; storage work goes to the storage scheduler.
  */
-final class ServerSession extends ChannelInboundHandlerAdapter {
+final class ServerSession extends ChannelInboundHandlerAdapter implements Exchange {
 
     private static final Logger log = LoggerFactory.getLogger(ServerSession.class);
 
@@ -55,6 +58,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     private final Scheduler storage;
     private final PeerLoad load;
     private final PeerConnections connections;
+    private final FrameLimits limits;
     private final byte[] serverNonce = Handshake.nonce();
     /** Open range streams by id; touched on the event loop only. */
     private final Map<Integer, ServerScan> scans = new HashMap<>();
@@ -76,6 +80,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         this.storage = storage;
         this.load = load;
         this.connections = connections;
+        this.limits = new FrameLimits(settings.maxKeyLength(), settings.maxRecordLength());
     }
 
     @Override
@@ -105,7 +110,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         int id = frame.readInt();
         try {
             if (authenticated) {
-                request(ctx, type, id, frame);
+                request(type, id, frame);
             } else {
                 handshake(ctx, type, frame);
             }
@@ -115,7 +120,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             // is answered at once, so the caller does not wait out its timeout, and the connection goes on.
             if (authenticated) {
                 log.debug("a malformed request from {}: {}", peer, e.getMessage());
-                send(error(id, Wire.ErrorCode.BAD_REQUEST, "a malformed request: " + e.getMessage()));
+                send(Answer.error(id, Wire.ErrorCode.BAD_REQUEST, "a malformed request: " + e.getMessage()));
             } else {
                 refuse(ctx, "a malformed handshake: " + e.getMessage());
             }
@@ -126,7 +131,7 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             // A bug or a failing store behind one request fails that request, not every request
             // and range stream sharing the connection.
             log.warn("request {} (type {}) from {} failed", id, type, peer, e);
-            send(error(id, Wire.ErrorCode.INTERNAL, e.toString()));
+            send(Answer.error(id, Wire.ErrorCode.INTERNAL, e.toString()));
         } finally {
             frame.release();
         }
@@ -190,155 +195,66 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(Handshake.refused(ctx.alloc(), reason)).addListener(ChannelFutureListener.CLOSE);
     }
 
-    private void request(ChannelHandlerContext ctx, byte type, int id, ByteBuf payload) {
-        PeerTrust.Decision trust = PeerTrust.decide(type, service.isMember(peerName));
-        if (trust == PeerTrust.Decision.REFUSE) {
-            log.debug("refused a request of type {} from {}: not a member of this node's ring", type, peer);
-            send(error(id, Wire.ErrorCode.BAD_REQUEST, peerName + " is not a member of " + service.name() + "'s ring"));
+    /** Serves the request through its unit of {@link PeerMessages}, if the unit's rule lets this peer send it. */
+    private void request(byte type, int id, ByteBuf payload) {
+        Optional<PeerMessage> message = PeerMessages.of(type);
+        if (message.isEmpty()) {
+            send(Answer.error(id, Wire.ErrorCode.UNKNOWN_MESSAGE, "message type " + type + " is not in protocol version " + Wire.VERSION));
             return;
         }
-        int maxKey = settings.maxKeyLength();
-        switch (type) {
-            case Wire.READ -> {
-                byte[] key = Wire.readKey(payload, maxKey);
-                // In memory (most reads of a working set that fits the cache): answered right here.
-                var cached = service.readIfCached(key);
-                if (cached.known() && (cached.found().isEmpty() || load.tryHold(size(cached.found())))) {
-                    send(found(id, cached.found()));
-                } else {
-                    // Not in memory, or no room for its bytes now: read on a storage thread, which
-                    // may wait for room. Read again there rather than queue the value: a queue of
-                    // values waiting is what the bound is for.
-                    onStorage(id, () -> foundWithin(id, service.read(key)));
-                }
-            }
-            case Wire.WRITE -> {
-                byte[] key = Wire.readKey(payload, maxKey);
-                var record = Wire.readRecord(payload, settings.maxRecordLength());
-                write(id, List.of(new KeyedRecord(key, record)));
-            }
-            case Wire.WRITE_BATCH -> write(id, Wire.readRecords(payload, maxKey, settings.maxRecordLength()));
-            case Wire.READ_BATCH -> {
-                List<byte[]> keys = Wire.readKeys(payload, maxKey);
-                onStorage(id, () -> readAll(id, keys));
-            }
-            case Wire.PING -> {
-                PeerStatus told = Wire.readStatus(payload);
-                int clusterPort = Wire.readClusterPort(payload);
-                if (trust == PeerTrust.Decision.SERVE) {
-                    // Before the answer: a restarted node counts this one told once it is answered.
-                    service.heardFrom(peerName, clusterPort);
-                } else {
-                    told = PeerStatus.UNKNOWN;
-                }
-                PeerStatus status = service.status(peerName, told);
-                send(allocator -> Wire.seal(Wire.writeStatus(Wire.begin(allocator, Wire.DONE, id, PeerStatus.WIRE_BYTES), status)));
-            }
-            case Wire.SCAN -> {
-                byte[] start = Wire.readKey(payload, maxKey);
-                byte[] end = payload.readBoolean() ? Wire.readKey(payload, maxKey) : null;
-                stream(id, () -> service.openRange(start, end), payload.readInt(), ServerScan.UNPACED);
-            }
-            case Wire.REPAIRED -> {
-                long startedMillis = payload.readLong();
-                if (service.repaired(peerName, startedMillis)) {
-                    send(allocator -> Wire.empty(allocator, Wire.DONE, id));
-                } else {
-                    send(error(id, Wire.ErrorCode.BAD_REQUEST, "a repair that started at " + startedMillis
-                            + " ms, later than this node's clock allows"));
-                }
-            }
-            case Wire.SNAPSHOT -> {
-                String backup = Wire.readText(payload);
-                onStorage(id, () -> service.snapshot(peerName, backup)
-                        .<Answer>map(refusal -> error(id, Wire.ErrorCode.BAD_REQUEST, refusal))
-                        .orElse(allocator -> Wire.empty(allocator, Wire.DONE, id)));
-            }
-            case Wire.TOKEN_SCAN -> {
-                long low = payload.readLong();
-                long high = payload.readLong();
-                stream(id, () -> service.openTokenRange(low, high), payload.readInt(), ServerScan.UNPACED);
-            }
-            case Wire.RECORD_SCAN -> {
-                int credit = payload.readInt();
-                long[] bounds = Wire.readPairs(payload);
-                if (refusedAsTooMany(id, bounds, "record scan")) {
-                    return;
-                }
-                TokenIntervalSet intervals;
-                try {
-                    intervals = TokenIntervalSet.of(bounds);
-                } catch (IllegalArgumentException e) {
-                    send(error(id, Wire.ErrorCode.BAD_REQUEST, e.getMessage()));
-                    return;
-                }
-                // Paced like READ_BATCH's answers: the transfer a rebuild pulls yields to this node's clients.
-                stream(id, () -> service.openTokenIntervals(intervals), credit, service::paceTransfer);
-            }
-            case Wire.DIGEST -> {
-                long[] intervals = Wire.readPairs(payload);
-                if (refusedAsTooMany(id, intervals, "digest request")) {
-                    return;
-                }
-                onStorage(id, () -> {
-                    long[] digests = service.digest(intervals);
-                    return allocator -> Wire.digests(allocator, id, digests);
-                });
-            }
-            case Wire.CREDIT -> {
-                ServerScan scan = scans.get(id);
-                if (scan != null) {
-                    scan.credit(payload.readInt());
-                }
-            }
-            case Wire.CANCEL -> {
-                ServerScan scan = scans.remove(id);
-                if (scan != null) {
-                    scan.cancel();
-                }
-            }
-            default -> send(error(id, Wire.ErrorCode.UNKNOWN_MESSAGE,
-                    "message type " + type + " is not in protocol version " + Wire.VERSION));
+        Trust.Decision decision = message.get().trust().decide(service.isMember(peerName));
+        if (decision == Trust.Decision.REFUSE) {
+            log.debug("refused a request of type {} from {}: not a member of this node's ring", type, peer);
+            send(Answer.error(id, Wire.ErrorCode.BAD_REQUEST, peerName + " is not a member of " + service.name() + "'s ring"));
+            return;
         }
+        message.get().serve(this, id, payload, decision);
     }
 
-    /** Refuses a request of more than {@link ServerSettings#MAX_INTERVALS} token intervals; true if it did. */
-    private boolean refusedAsTooMany(int id, long[] bounds, String request) {
+    @Override
+    public PeerService service() {
+        return service;
+    }
+
+    @Override
+    public String peerName() {
+        return peerName;
+    }
+
+    @Override
+    public FrameLimits limits() {
+        return limits;
+    }
+
+    @Override
+    public boolean refusedAsTooMany(int id, long[] bounds, String request) {
         if (bounds.length / 2 <= ServerSettings.MAX_INTERVALS) {
             return false;
         }
-        send(error(id, Wire.ErrorCode.BAD_REQUEST, bounds.length / 2 + " intervals in one " + request + " (at most "
+        send(Answer.error(id, Wire.ErrorCode.BAD_REQUEST, bounds.length / 2 + " intervals in one " + request + " (at most "
                 + ServerSettings.MAX_INTERVALS + ")"));
         return true;
     }
 
-    /** An answer to encode: frames are built on the event loop, whose buffer caches are its own. */
-    interface Answer extends Function<ByteBufAllocator, ByteBuf> {
-        /** Bytes of the peers' bound the answer holds until it is written. */
-        default long heldBytes() {
-            return 0;
+    @Override
+    public void credit(int id, int bytes) {
+        ServerScan scan = scans.get(id);
+        if (scan != null) {
+            scan.credit(bytes);
         }
     }
 
-    /** An answer sent once its delay has passed, on the event loop's timer; its held bytes stay held meanwhile. */
-    private record PacedAnswer(Answer answer, Duration delay) implements Answer {
-        @Override
-        public ByteBuf apply(ByteBufAllocator allocator) {
-            return answer.apply(allocator);
-        }
-
-        @Override
-        public long heldBytes() {
-            return answer.heldBytes();
+    @Override
+    public void cancel(int id) {
+        ServerScan scan = scans.remove(id);
+        if (scan != null) {
+            scan.cancel();
         }
     }
 
-    /** An answer that holds bytes of the peers' bound until its frame is written (or fails to be). */
-    private record HeldAnswer(long heldBytes, Answer frame) implements Answer {
-        @Override
-        public ByteBuf apply(ByteBufAllocator allocator) {
-            return frame.apply(allocator);
-        }
+    @Override
+    public boolean tryHold(long bytes) {
+        return load.tryHold(bytes);
     }
 
     /**
@@ -346,7 +262,8 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
      * with an error. Counted in flight: past the bound, this connection is read no further until
      * enough requests are done ({@link PeerServer#started}); refused only when the storage queue is full.
      */
-    private void onStorage(int id, Supplier<Answer> work) {
+    @Override
+    public void onStorage(int id, Supplier<Answer> work) {
         load.started(channel, 0);
         try {
             storage.schedule(() -> {
@@ -362,16 +279,17 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
             });
         } catch (RejectedExecutionException e) {
             load.ended(0);
-            send(error(id, Wire.ErrorCode.OVERLOADED, "storage queue full"));
+            send(Answer.error(id, Wire.ErrorCode.OVERLOADED, "storage queue full"));
         }
     }
 
     /** Starts a stream under the request's id; its cursor is opened on a storage thread. */
-    private void stream(int id, Supplier<RecordCursor> open, int credit, LongFunction<Duration> pace) {
+    @Override
+    public void stream(int id, Supplier<RecordCursor> open, int credit, LongFunction<Duration> pace) {
         if (scans.containsKey(id)) {
-            send(error(id, Wire.ErrorCode.BAD_REQUEST, "range stream " + id + " is open already"));
+            send(Answer.error(id, Wire.ErrorCode.BAD_REQUEST, "range stream " + id + " is open already"));
         } else if (scans.size() >= Wire.MAX_STREAMS_PER_CONNECTION) {
-            send(error(id, Wire.ErrorCode.BAD_REQUEST, "more than " + Wire.MAX_STREAMS_PER_CONNECTION
+            send(Answer.error(id, Wire.ErrorCode.BAD_REQUEST, "more than " + Wire.MAX_STREAMS_PER_CONNECTION
                     + " range streams open on one connection"));
         } else {
             ServerScan scan = new ServerScan(this, id, open, credit, pace);
@@ -380,53 +298,17 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /**
-     * The answer to a read whose value's bytes are held already: they stay held until its frame
-     * is written. A burst of reads of large values would otherwise hold more of them, read and
-     * framed, than the heap and the direct memory can.
-     */
-    private static Answer found(int id, Optional<Record> record) {
-        if (record.isEmpty()) {
-            return allocator -> Wire.empty(allocator, Wire.NOT_FOUND, id);
-        }
-        return new HeldAnswer(size(record), allocator -> Wire.record(allocator, id, record.get()));
-    }
-
-    /**
-     * On a storage thread: waits up to the read wait for room for the value's bytes, so that a
-     * burst of large reads is answered as room comes back rather than refused; the wait is bounded
-     * by the storage threads, each holding one value. Refused as overloaded past the wait.
-     */
-    private Answer foundWithin(int id, Optional<Record> record) {
-        return heldWithin(id, record.isPresent() ? size(record) : 0, () -> found(id, record));
-    }
-
-    /**
-     * On a storage thread: a batch of the keys' records, its bytes held like a read's, and sent
-     * at the pace of this node's background transfers (only repair and data movement ask for batches).
-     */
-    private Answer readAll(int id, List<byte[]> keys) {
-        RecordBatch batch = RecordBatch.read(keys, service::read);
-        long held = batch.valueBytes();
-        return heldWithin(id, held, () -> new PacedAnswer(new HeldAnswer(held, allocator -> Wire.records(allocator, id, batch)),
-                service.paceTransfer(RecordBatch.entrySizes(batch.found()))));
-    }
-
-    /** Waits up to the read wait for room for the bytes, then answers; refused as overloaded past the wait. */
-    private Answer heldWithin(int id, long bytes, Supplier<Answer> answer) {
+    @Override
+    public Answer heldWithin(int id, long bytes, Supplier<Answer> answer) {
         try {
             if (bytes > 0 && !load.holdWithin(bytes, settings.readWait())) {
                 return noRoomForBytes(id);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return error(id, Wire.ErrorCode.OVERLOADED, "interrupted while waiting for room");
+            return Answer.error(id, Wire.ErrorCode.OVERLOADED, "interrupted while waiting for room");
         }
         return answer.get();
-    }
-
-    private static long size(Optional<Record> record) {
-        return record.get().valueLength();
     }
 
     /**
@@ -434,12 +316,13 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
      * Its frame is here already, so it is taken whatever the bounds: past them, this connection is
      * read no further until enough requests are done, and the peer waits rather than fails.
      */
-    private void write(int id, List<KeyedRecord> records) {
+    @Override
+    public void write(int id, List<KeyedRecord> records) {
         long held = RecordBatch.valueBytes(records);
         load.started(channel, held);
         stored(records).whenComplete((stored, failure) -> {
             load.ended(held);
-            send(failure == null ? allocator -> Wire.empty(allocator, Wire.DONE, id) : failed(id, failure));
+            send(failure == null ? Answer.done(id) : failed(id, failure));
         });
     }
 
@@ -459,31 +342,28 @@ final class ServerSession extends ChannelInboundHandlerAdapter {
     private Answer failed(int id, Throwable failure) {
         Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         if (cause instanceof StorageOverloadedException || cause instanceof RejectedExecutionException) {
-            return error(id, Wire.ErrorCode.OVERLOADED, cause.getMessage());
+            return Answer.error(id, Wire.ErrorCode.OVERLOADED, cause.getMessage());
         }
         if (cause instanceof StorageException) {
-            return error(id, Wire.ErrorCode.STORAGE, cause.getMessage());
+            return Answer.error(id, Wire.ErrorCode.STORAGE, cause.getMessage());
         }
         if (cause instanceof IllegalArgumentException) {
-            return error(id, Wire.ErrorCode.BAD_REQUEST, String.valueOf(cause.getMessage()));
+            return Answer.error(id, Wire.ErrorCode.BAD_REQUEST, String.valueOf(cause.getMessage()));
         }
         log.warn("a request from {} failed", peer, cause);
-        return error(id, Wire.ErrorCode.INTERNAL, cause.toString());
+        return Answer.error(id, Wire.ErrorCode.INTERNAL, cause.toString());
     }
 
     /** No room in the peers' byte bound for a read's answer, within the read wait. */
     private static Answer noRoomForBytes(int id) {
-        return error(id, Wire.ErrorCode.OVERLOADED, "too many bytes of values in progress");
-    }
-
-    static Answer error(int id, Wire.ErrorCode code, String message) {
-        return allocator -> Wire.error(allocator, id, code, message);
+        return Answer.error(id, Wire.ErrorCode.OVERLOADED, "too many bytes of values in progress");
     }
 
     /** From any thread: encodes and writes the answer on the event loop (a paced one once its delay has passed). */
-    void send(Answer answer) {
-        if (answer instanceof PacedAnswer paced && paced.delay().isPositive()) {
-            channel.eventLoop().schedule(() -> write(answer), paced.delay().toNanos(), TimeUnit.NANOSECONDS);
+    @Override
+    public void send(Answer answer) {
+        if (answer.delay().isPositive()) {
+            channel.eventLoop().schedule(() -> write(answer), answer.delay().toNanos(), TimeUnit.NANOSECONDS);
         } else if (channel.eventLoop().inEventLoop()) {
             write(answer);
         } else {

@@ -18,5 +18,5 @@ public record PeerStatus(int state, long purgedBefore, long lastRepairWithReceiv
 
     public static final int WIRE_BYTES = 17;
     /** What a PING answer of protocol version 2 held: the state and the horizon. */
-    static final int VERSION_2_BYTES = 9;
+    public static final int VERSION_2_BYTES = 9;
 }

@@ -12,8 +12,10 @@ import io.ringkv.record.RecordBatch;
 import io.ringkv.record.RecordCodec;
 
 /**
- * The frames of the node-to-node protocol, and how each message is laid out in one. Pure: it
- * only reads and writes buffers, so every layout is tested directly.
+ * The frames of the node-to-node protocol, and the field layouts its messages share (keys,
+ * records, batches of records, pairs of longs, errors). Each message's own type byte and layout
+ * are in its unit in {@code io.ringkv.peer.message}. Pure: it only reads and writes buffers, so
+ * every layout is tested directly.
  *
  * <pre>
  *   int32 length      of everything after it: 5 + the payload
@@ -33,7 +35,7 @@ public final class Wire {
 
     /**
      * The protocol version this node speaks; the handshake settles on the lower of both sides'.
-     * Version 2 added {@link #WRITE_BATCH} and {@link #READ_BATCH}.
+     * Version 2 added WRITE_BATCH and READ_BATCH.
      */
     public static final int VERSION = 2;
 
@@ -63,54 +65,9 @@ public final class Wire {
     public static final byte WELCOME = 0x03;
     public static final byte REFUSED = 0x04;
 
-    // Requests, from the node that calls.
-    /** key: the replica's newest record for it. Answer: RECORD or NOT_FOUND. */
-    public static final byte READ = 0x10;
-    /** key, record: store it unless newer is held. Answer: DONE. */
-    public static final byte WRITE = 0x11;
-    /** start key, end key (optional), initial credit: a replica's records in the range. Answers: BATCH..., END. */
-    public static final byte SCAN = 0x12;
-    /** credit: more bytes of records the caller can take on the range stream with this id. */
-    public static final byte CREDIT = 0x13;
-    /** Stop the range stream with this id. No answer. */
-    public static final byte CANCEL = 0x14;
-    /**
-     * The caller's member state (1 byte), purge horizon (8 bytes) and the start of its last repair
-     * with the peer (8 bytes), then the port it answers peers on (2 bytes, unsigned; 0: not told);
-     * older callers send less (the first version nothing). Proves the peer answers, lets each side
-     * check that the other purged no delete it missed, and tells the peer where to call back (a
-     * restarted node may listen on another port). Answer: DONE, with the status of the peer (a
-     * version-2 peer's answer has the first two only, a version-1 peer's nothing). A node ignores
-     * the bytes past what it knows, so what is added goes at the end, within the same version.
-     */
-    public static final byte PING = 0x15;
-    /** Token intervals (count, then low and high of each): a digest of the keys in each. Answer: DIGESTS. */
-    public static final byte DIGEST = 0x16;
-    /** Low and high token, initial credit: the keys in that interval with their versions only. Answers: BATCH..., END. */
-    public static final byte TOKEN_SCAN = 0x17;
-    /** A timestamp in milliseconds: the sender finished a repair with this node that it started then. Answer: DONE. */
-    public static final byte REPAIRED = 0x18;
-    /** Records in the BATCH layout: store each unless newer is held. Answer: DONE once all are stored. Since version 2. */
-    public static final byte WRITE_BATCH = 0x19;
-    /** Count (uint16, at most {@link RecordBatch#MAX_KEYS}), then keys: the replica's newest record of each. Answer: RECORDS. Since version 2. */
-    public static final byte READ_BATCH = 0x1A;
-    /**
-     * Initial credit, then token intervals (count, then low and high of each): the whole records
-     * of the keys in them, tombstones included, in no particular order, at the sender's transfer
-     * pace. Answers: BATCH..., END. A peer that does not know it answers UNKNOWN_MESSAGE; the
-     * caller then compares key by key.
-     */
-    public static final byte RECORD_SCAN = 0x1B;
-    /**
-     * A backup's id (UTF-8, the rest of the frame): take this node's snapshot for it and upload it
-     * in the background. Answer: DONE once the snapshot is taken, or ERROR saying why not (backups
-     * not configured, one under way). A peer that does not know it answers UNKNOWN_MESSAGE.
-     */
-    public static final byte SNAPSHOT = 0x1C;
+    // Requests (0x10..0x1F) are the units of io.ringkv.peer.message, each with its type byte.
 
-    // Answers, from the replica.
-    public static final byte RECORD = 0x20;
-    public static final byte NOT_FOUND = 0x21;
+    // Answers, from the replica, that several requests share; those of one request are in its unit.
     public static final byte DONE = 0x22;
     /** error code (uint16), message (UTF-8, the rest of the frame). */
     public static final byte ERROR = 0x23;
@@ -118,14 +75,6 @@ public final class Wire {
     public static final byte BATCH = 0x24;
     /** The range stream with this id is complete. */
     public static final byte END = 0x25;
-    /** For each interval asked: the digest's hash and its count of keys. */
-    public static final byte DIGESTS = 0x26;
-    /**
-     * The answer to READ_BATCH, a {@link RecordBatch}: how many of the keys asked it covers (uint16,
-     * from the first; the caller asks again for the rest), then the records found among them in the
-     * BATCH layout.
-     */
-    public static final byte RECORDS = 0x27;
 
     /** Why a request failed; the caller tells a sick peer (counted by its breaker) from its own mistake. */
     public enum ErrorCode {
@@ -189,53 +138,7 @@ public final class Wire {
         return seal(begin(allocator, type, id, 0));
     }
 
-    public static ByteBuf read(ByteBufAllocator allocator, int id, byte[] key) {
-        ByteBuf frame = begin(allocator, READ, id, 2 + key.length);
-        writeKey(frame, key);
-        return seal(frame);
-    }
-
-    public static ByteBuf write(ByteBufAllocator allocator, int id, byte[] key, Record record) {
-        byte[] encoded = record.encoded();
-        ByteBuf frame = begin(allocator, WRITE, id, 2 + key.length + encoded.length);
-        writeKey(frame, key);
-        frame.writeBytes(encoded);
-        return seal(frame);
-    }
-
-    public static ByteBuf scan(ByteBufAllocator allocator, int id, byte[] start, byte[] end, int credit) {
-        ByteBuf frame = begin(allocator, SCAN, id, 7 + start.length + (end == null ? 0 : end.length));
-        writeKey(frame, start);
-        frame.writeBoolean(end != null);
-        if (end != null) {
-            writeKey(frame, end);
-        }
-        frame.writeInt(credit);
-        return seal(frame);
-    }
-
-    public static ByteBuf tokenScan(ByteBufAllocator allocator, int id, long low, long high, int credit) {
-        ByteBuf frame = begin(allocator, TOKEN_SCAN, id, 20);
-        frame.writeLong(low);
-        frame.writeLong(high);
-        frame.writeInt(credit);
-        return seal(frame);
-    }
-
-    /** A RECORD_SCAN request: {@code intervals} holds low, high, low, high, ... */
-    public static ByteBuf recordScan(ByteBufAllocator allocator, int id, long[] intervals, int credit) {
-        ByteBuf frame = begin(allocator, RECORD_SCAN, id, 6 + 8 * intervals.length);
-        frame.writeInt(credit);
-        writePairs(frame, intervals);
-        return seal(frame);
-    }
-
-    /** A DIGEST request: {@code intervals} holds low, high, low, high, ... */
-    public static ByteBuf digest(ByteBufAllocator allocator, int id, long[] intervals) {
-        return pairs(allocator, DIGEST, id, intervals);
-    }
-
-    /** The pairs of longs of a DIGEST or RECORD_SCAN request (low, high, ...) or a DIGESTS answer (hash, keys, ...). */
+    /** Pairs of longs: the token intervals of a DIGEST or RECORD_SCAN request (low, high, ...), or a DIGESTS answer (hash, keys, ...). */
     public static long[] readPairs(ByteBuf payload) {
         int count = payload.readUnsignedShort();
         if (payload.readableBytes() != 16 * count) {
@@ -248,77 +151,13 @@ public final class Wire {
         return intervals;
     }
 
-    /** A DIGESTS answer: {@code digests} holds hash, keys, hash, keys, ... */
-    public static ByteBuf digests(ByteBufAllocator allocator, int id, long[] digests) {
-        return pairs(allocator, DIGESTS, id, digests);
-    }
-
-    /** A frame of pairs of longs: their count (2 bytes), then the longs. */
-    private static ByteBuf pairs(ByteBufAllocator allocator, byte type, int id, long[] values) {
-        return seal(writePairs(begin(allocator, type, id, 2 + 8 * values.length), values));
-    }
-
-    private static ByteBuf writePairs(ByteBuf frame, long[] values) {
+    /** Writes pairs of longs as {@link #readPairs} reads them: their count (2 bytes), then the longs. */
+    public static ByteBuf writePairs(ByteBuf frame, long[] values) {
         frame.writeShort(values.length / 2);
         for (long value : values) {
             frame.writeLong(value);
         }
         return frame;
-    }
-
-    /** @param clusterPort where the caller answers peers (0: not told) */
-    public static ByteBuf ping(ByteBufAllocator allocator, int id, PeerStatus caller, int clusterPort) {
-        ByteBuf frame = writeStatus(begin(allocator, PING, id, PeerStatus.WIRE_BYTES + 2), caller);
-        frame.writeShort(clusterPort);
-        return seal(frame);
-    }
-
-    /** The caller's cluster port in a PING, read after its status; 0 from a caller that does not tell it. */
-    public static int readClusterPort(ByteBuf payload) {
-        return payload.readableBytes() >= 2 ? payload.readUnsignedShort() : 0;
-    }
-
-    public static ByteBuf writeStatus(ByteBuf frame, PeerStatus status) {
-        frame.writeByte(status.state());
-        frame.writeLong(status.purgedBefore());
-        frame.writeLong(status.lastRepairWithReceiver());
-        return frame;
-    }
-
-    /** A status written by {@link #writeStatus}; less from an older peer ({@link PeerStatus#UNKNOWN} if it wrote none). */
-    public static PeerStatus readStatus(ByteBuf payload) {
-        if (payload.readableBytes() >= PeerStatus.WIRE_BYTES) {
-            return new PeerStatus(payload.readByte(), payload.readLong(), payload.readLong());
-        }
-        return payload.readableBytes() >= PeerStatus.VERSION_2_BYTES
-                ? new PeerStatus(payload.readByte(), payload.readLong(), -1)
-                : PeerStatus.UNKNOWN;
-    }
-
-    public static ByteBuf repaired(ByteBufAllocator allocator, int id, long startedMillis) {
-        ByteBuf frame = begin(allocator, REPAIRED, id, 8);
-        frame.writeLong(startedMillis);
-        return seal(frame);
-    }
-
-    public static ByteBuf snapshot(ByteBufAllocator allocator, int id, String backup) {
-        byte[] text = backup.getBytes(StandardCharsets.UTF_8);
-        ByteBuf frame = begin(allocator, SNAPSHOT, id, text.length);
-        frame.writeBytes(text);
-        return seal(frame);
-    }
-
-    public static ByteBuf credit(ByteBufAllocator allocator, int id, int bytes) {
-        ByteBuf frame = begin(allocator, CREDIT, id, 4);
-        frame.writeInt(bytes);
-        return seal(frame);
-    }
-
-    public static ByteBuf record(ByteBufAllocator allocator, int id, Record record) {
-        byte[] encoded = record.encoded();
-        ByteBuf frame = begin(allocator, RECORD, id, encoded.length);
-        frame.writeBytes(encoded);
-        return seal(frame);
     }
 
     public static ByteBuf error(ByteBufAllocator allocator, int id, ErrorCode code, String message) {
@@ -342,55 +181,6 @@ public final class Wire {
         batch.writeInt(encoded.length);
         batch.writeBytes(encoded);
         return batch.writerIndex() - before;
-    }
-
-    /** A WRITE_BATCH of the records, which the caller has cut to {@link RecordBatch#MAX_BYTES} (or one record). */
-    public static ByteBuf writeBatch(ByteBufAllocator allocator, int id, List<KeyedRecord> records) {
-        ByteBuf frame = begin(allocator, WRITE_BATCH, id, entriesSize(records));
-        records.forEach(keyed -> addToBatch(frame, keyed));
-        return seal(frame);
-    }
-
-    private static int entriesSize(List<KeyedRecord> records) {
-        return Math.toIntExact(RecordBatch.entrySizes(records));
-    }
-
-    /** A READ_BATCH of at most {@link RecordBatch#MAX_KEYS} keys. */
-    public static ByteBuf readBatch(ByteBufAllocator allocator, int id, List<byte[]> keys) {
-        ByteBuf frame = begin(allocator, READ_BATCH, id, 2 + keys.stream().mapToInt(key -> 2 + key.length).sum());
-        frame.writeShort(keys.size());
-        keys.forEach(key -> writeKey(frame, key));
-        return seal(frame);
-    }
-
-    /** The keys of a READ_BATCH: at most {@link RecordBatch#MAX_KEYS}. */
-    public static List<byte[]> readKeys(ByteBuf payload, int maxKeyLength) {
-        int count = payload.readUnsignedShort();
-        if (count > RecordBatch.MAX_KEYS) {
-            throw new MalformedFrameException(count + " keys in one batch (at most " + RecordBatch.MAX_KEYS + ")");
-        }
-        List<byte[]> keys = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            keys.add(readKey(payload, maxKeyLength));
-        }
-        if (payload.isReadable()) {
-            throw new MalformedFrameException(payload.readableBytes() + " bytes after the last key");
-        }
-        return keys;
-    }
-
-    /** A RECORDS answer. */
-    public static ByteBuf records(ByteBufAllocator allocator, int id, RecordBatch batch) {
-        ByteBuf frame = begin(allocator, RECORDS, id, 2 + entriesSize(batch.found()));
-        frame.writeShort(batch.covered());
-        batch.found().forEach(keyed -> addToBatch(frame, keyed));
-        return seal(frame);
-    }
-
-    /** A RECORDS answer's batch. */
-    public static RecordBatch readRecordBatch(ByteBuf payload, int maxKeyLength, int maxRecordLength) {
-        int covered = payload.readUnsignedShort();
-        return new RecordBatch(covered, readRecords(payload, maxKeyLength, maxRecordLength));
     }
 
     /** The records of the rest of the payload, in the BATCH layout: a WRITE_BATCH, or a RECORDS answer after its count. */
@@ -418,7 +208,7 @@ public final class Wire {
     public record Sized(KeyedRecord keyed, int bytes) {
     }
 
-    static void writeKey(ByteBuf frame, byte[] key) {
+    public static void writeKey(ByteBuf frame, byte[] key) {
         frame.writeShort(key.length);
         frame.writeBytes(key);
     }

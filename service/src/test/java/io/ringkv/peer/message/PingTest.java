@@ -1,4 +1,4 @@
-package io.ringkv.peer.wire;
+package io.ringkv.peer.message;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,6 +6,8 @@ import org.junit.jupiter.api.Test;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.ringkv.peer.wire.PeerStatus;
+import io.ringkv.peer.wire.Wire;
 
 /**
  * A PING's cluster port goes after the status: a node reads the status of either version's PING
@@ -17,18 +19,18 @@ class PingTest {
 
     @Test
     void aPingTellsTheStatusAndThePort() {
-        ByteBuf payload = payload(Wire.ping(ByteBufAllocator.DEFAULT, 7, STATUS, 45_678));
-        assertThat(Wire.readStatus(payload)).isEqualTo(STATUS);
-        assertThat(Wire.readClusterPort(payload)).isEqualTo(45_678);
+        ByteBuf payload = payload(Ping.frame(ByteBufAllocator.DEFAULT, 7, STATUS, 45_678));
+        assertThat(Ping.readStatus(payload)).isEqualTo(STATUS);
+        assertThat(Ping.readClusterPort(payload)).isEqualTo(45_678);
         payload.release();
     }
 
     @Test
     void aPingOfAnOlderNodeTellsNoPort() {
-        ByteBuf older = Wire.seal(Wire.writeStatus(Wire.begin(ByteBufAllocator.DEFAULT, Wire.PING, 7, PeerStatus.WIRE_BYTES), STATUS));
+        ByteBuf older = Wire.seal(Ping.writeStatus(Wire.begin(ByteBufAllocator.DEFAULT, Ping.TYPE, 7, PeerStatus.WIRE_BYTES), STATUS));
         ByteBuf payload = payload(older);
-        assertThat(Wire.readStatus(payload)).isEqualTo(STATUS);
-        assertThat(Wire.readClusterPort(payload)).isZero();
+        assertThat(Ping.readStatus(payload)).isEqualTo(STATUS);
+        assertThat(Ping.readClusterPort(payload)).isZero();
         payload.release();
     }
 

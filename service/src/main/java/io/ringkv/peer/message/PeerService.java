@@ -1,4 +1,4 @@
-package io.ringkv.peer.server;
+package io.ringkv.peer.message;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -11,9 +11,10 @@ import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;
 
 /**
- * What this node does for its peers: the replica side of the protocol. {@link #read} and
- * {@link #openRange} block on storage, and {@link PeerServer} calls them on the storage scheduler;
- * {@link #readIfCached} and {@link #write} never block, and are called on the event loop.
+ * What this node does for its peers: the replica side of the protocol, which the units of
+ * {@link PeerMessages} serve from. {@link #read} and {@link #openRange} block on storage, and are
+ * called on the storage scheduler; {@link #readIfCached} and {@link #write} never block, and are
+ * called on the event loop.
  */
 public interface PeerService {
 
@@ -55,7 +56,7 @@ public interface PeerService {
 
     /**
      * Whether the peer is on this node's ring: a member now, or one joining or leaving. Only a
-     * member may change this node's state ({@link PeerTrust}). Called on the event loop; must not block.
+     * member may change this node's state ({@link Trust}). Called on the event loop; must not block.
      */
     boolean isMember(String peer);
 
