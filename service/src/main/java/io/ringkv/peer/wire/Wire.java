@@ -19,7 +19,7 @@ import io.ringkv.record.RecordCodec;
  *
  * <pre>
  *   int32 length      of everything after it: 5 + the payload
- *   byte  type        one of the constants below
+ *   byte  type        a handshake or shared answer below, or a message's (its unit's TYPE)
  *   int32 id          the request (or range stream) the frame belongs to; 0 in the handshake
  *   ...   payload     laid out per type
  * </pre>
