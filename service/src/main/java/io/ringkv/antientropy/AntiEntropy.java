@@ -152,7 +152,7 @@ public final class AntiEntropy extends PeriodicTask {
         // JOINING from its first answer, but its peers may not have heard that yet (it may not even
         // have been noticed down), and a repair with it would send it its share a second time.
         return replicas.exchangeStates(name).flatMap(answered -> {
-            if (!answered) {
+            if (answered.isEmpty()) {
                 retryLater(name);
                 log.warn("repair with {} not started: it did not answer", name);
                 return Mono.empty();
@@ -163,7 +163,7 @@ public final class AntiEntropy extends PeriodicTask {
 
     private Mono<Void> repair(RemoteReplica peer, String name, HashRing ring) {
         List<Interval> intervals = startingAtOwnPoint(sharedRanges(ring).byPeer().getOrDefault(name, List.of()), membership.self(),
-                ring.members());
+                ring.names());
         long started = clock.getAsLong();
         RepairProgress progress = new RepairProgress("repair", name, started, intervals);
         running = progress;
@@ -220,7 +220,7 @@ public final class AntiEntropy extends PeriodicTask {
     }
 
     private Collection<String> peersOf(HashRing ring) {
-        return ring.members().stream().filter(member -> !member.equals(membership.self())).toList();
+        return ring.names().stream().filter(member -> !member.equals(membership.self())).toList();
     }
 
     /** Pieces a repair's ranges are cut into at least, so that members can start at points of their own. */

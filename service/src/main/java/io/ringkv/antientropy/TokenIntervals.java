@@ -42,7 +42,7 @@ public final class TokenIntervals {
 
     /** Whether a member is among the first {@code factor} owners (or every member, if fewer) of a piece. */
     public static boolean owns(HashRing ring, int factor, TokenRange piece, String member) {
-        return ring.members().contains(member)
+        return ring.names().contains(member)
                 && ring.replicasFor(piece, Math.min(factor, ring.size())).contains(member);
     }
 

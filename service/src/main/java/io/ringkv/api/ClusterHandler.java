@@ -25,10 +25,12 @@ import reactor.core.publisher.Mono;
 final class ClusterHandler {
 
     /**
-     * @param state     whether this node can reach it (health)
-     * @param dataState where it stands in moving data: JOINING, NORMAL, LEAVING or LEFT
+     * @param state      whether this node can reach it (health)
+     * @param dataState  where it stands in moving data: JOINING, NORMAL, LEAVING or LEFT
+     * @param zone       the zone it told ({@code ringkv.cluster.zone}); null if none, not yet told,
+     *                   or told by none (a node of a version before zones)
      */
-    public record Member(String name, String address, PeerState state, MemberState dataState) {
+    public record MemberView(String name, String address, PeerState state, MemberState dataState, String zone) {
     }
 
     /**
@@ -37,7 +39,7 @@ final class ClusterHandler {
      * {@code movement}: the data this node moves now as it joins (pull) or leaves (push); null if none.
      * {@code restore}: the restore of a backup this node runs, or ran last, with its progress; null if none.
      */
-    public record ClusterView(String self, int clusterPort, long version, boolean known, List<Member> members,
+    public record ClusterView(String self, int clusterPort, long version, boolean known, List<MemberView> members,
             RepairProgress.Snapshot repair, RepairProgress.Snapshot movement, Progress restore) {
     }
 
@@ -76,9 +78,10 @@ final class ClusterHandler {
 
     Mono<ServerResponse> view(ServerRequest request) {
         var view = membership.view();
-        List<Member> members = view.ring().members().stream()
-                .map(name -> new Member(name, addressOf(name),
-                        name.equals(membership.self()) ? PeerState.UP : monitors.of(name).state(), membership.state(name)))
+        List<MemberView> members = view.ring().members().stream()
+                .map(member -> new MemberView(member.name(), addressOf(member.name()),
+                        member.name().equals(membership.self()) ? PeerState.UP : monitors.of(member.name()).state(),
+                        membership.state(member.name()), member.zone().orElse(null)))
                 .toList();
         return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(new ClusterView(membership.self(), clusterPort, view.version(), membership.isKnown(), members,

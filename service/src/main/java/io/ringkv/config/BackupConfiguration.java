@@ -57,7 +57,7 @@ public class BackupConfiguration {
     NodeBackup nodeBackup(RocksStore store, ClusterMembership membership, BackupStore backupStore, RingkvProperties properties,
             BackupMetrics backupMetrics, ReplicaService replicaService, ObjectProvider<ClusterBackup> clusterBackup) {
         var backup = properties.backup();
-        NodeBackup nodeBackup = new NodeBackup(store, membership.self(), () -> membership.ring().members(), backupStore,
+        NodeBackup nodeBackup = new NodeBackup(store, membership.self(), () -> membership.ring().names(), backupStore,
                 backup.stagingIn(properties.dataDir()), Throttle.of(backup.rate().toBytes()), System::currentTimeMillis,
                 id -> clusterBackup.getObject().finished(id), backupMetrics);
         replicaService.takeSnapshotsWith(nodeBackup::take);
@@ -68,7 +68,7 @@ public class BackupConfiguration {
     @ConditionalOnProperty(TARGET)
     ClusterBackup clusterBackup(ClusterMembership membership, ReplicaDirectory replicaDirectory, NodeBackup nodeBackup,
             BackupStore backupStore, RingkvProperties properties) {
-        return new ClusterBackup(membership.self(), () -> membership.ring().members(), replicaDirectory::remote, nodeBackup,
+        return new ClusterBackup(membership.self(), () -> membership.ring().names(), replicaDirectory::remote, nodeBackup,
                 backupStore, properties.backup().keep(), SNAPSHOT_TIMEOUT, System::currentTimeMillis);
     }
 

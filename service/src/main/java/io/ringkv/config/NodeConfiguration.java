@@ -54,6 +54,7 @@ import io.ringkv.replication.ReplicaWindow;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.DnsDiscovery;
 import io.ringkv.ring.HashRing;
+import io.ringkv.ring.Member;
 import io.ringkv.ring.StaticPeers;
 import io.ringkv.security.ClientTokens;
 import io.ringkv.security.RequestCredential;
@@ -93,21 +94,22 @@ public class NodeConfiguration {
     ClusterMembership clusterMembership(RingkvProperties properties, @Value("${server.port:8080}") int serverPort,
             RepairLedger repairLedger, TlsProperties tls) {
         var cluster = properties.cluster();
-        String self = cluster.selfName(serverPort);
+        Member self = cluster.selfMember(serverPort);
         if (!cluster.discovery().enabled()) {
-            List<String> members = cluster.members(self);
-            ClusterUrls.requireScheme(tls.enabled(), self, members);
+            List<String> names = cluster.members(self.name());
+            ClusterUrls.requireScheme(tls.enabled(), self.name(), names);
+            List<Member> members = Member.named(names);
             return repairLedger.joined() ? ClusterMembership.fixed(self, members, cluster.vnodes())
                     : ClusterMembership.fixedJoining(self, members, cluster.vnodes());
         }
-        ClusterUrls.requireScheme(tls.enabled(), self, List.of());
+        ClusterUrls.requireScheme(tls.enabled(), self.name(), List.of());
         if (!cluster.discovery().followsStatefulSet()) {
             return ClusterMembership.discovered(self, cluster.vnodes());
         }
         ClusterMembership membership = ClusterMembership.discovered(self, cluster.vnodes(), repairLedger::heldData);
         membership.onChange(view -> {
             if (membership.isKnown()) {
-                repairLedger.rememberDataHolders(view.ring().members().stream()
+                repairLedger.rememberDataHolders(view.ring().names().stream()
                         .filter(member -> membership.state(member).holdsData()).collect(Collectors.toSet()));
             }
         });

@@ -16,6 +16,7 @@ import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
 
 import io.ringkv.ring.HashRing;
+import io.ringkv.ring.Member;
 import io.ringkv.settings.InvalidSettingException;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMin;
@@ -119,17 +120,24 @@ public record RingkvProperties(
      * @param join      how a new node takes its ranges before it serves them
      * @param previousSecret the secret {@code secret} replaces, accepted too while a new one rolls
      *               out, so that old and new pods keep talking; unset once the rollout is done
+     * @param zone   the zone this node runs in, told to its peers as one of its attributes; empty: none
      */
     public record Cluster(URI self, @DefaultValue List<URI> peers, String secret,
             @Range(max = 65535, message = PORT_RANGE) Integer port,
             @DefaultValue("" + HashRing.DEFAULT_VNODES) @Positive int vnodes, @DefaultValue @Valid Discovery discovery,
-            @DefaultValue @Valid Departure departure, @DefaultValue @Valid Join join, String previousSecret) {
+            @DefaultValue @Valid Departure departure, @DefaultValue @Valid Join join, String previousSecret,
+            @DefaultValue("") String zone) {
 
         private static final String PORT_RANGE = "must be a TCP port (1-65535), or unset for a free one, got ${validatedValue}";
         private static final String SELF = "ringkv.cluster.self";
         private static final String PEERS = "ringkv.cluster.peers";
 
         public Cluster {
+            if (!zone.isEmpty() && !Member.validText(zone)) {
+                throw new InvalidSettingException("ringkv.cluster.zone", "must be a Kubernetes label value (letters, digits, "
+                        + "'-', '_' and '.', beginning and ending with a letter or digit, at most " + Member.MAX_TEXT_LENGTH
+                        + " characters), got '" + zone + "'");
+            }
             if (self != null) {
                 nodeName(SELF, self);
             }
@@ -172,6 +180,11 @@ public record RingkvProperties(
         /** The port to answer peers on; 0, a free one, when {@link #port} is unset. */
         public int listenPort() {
             return port != null ? port : 0;
+        }
+
+        /** This node as a member of the ring: its {@link #selfName} and its {@link #zone}. */
+        public Member selfMember(int serverPort) {
+            return Member.inZone(selfName(serverPort), zone);
         }
 
         /** This node's name on the ring: {@link #self}, by default the loopback URL of the public port. */

@@ -159,7 +159,7 @@ public final class Cleanup {
     private Mono<Void> handOver(ClusterMembership.View view) {
         List<HashRing> rings = rings(view);
         String self = membership.self();
-        return Flux.fromIterable(view.ring().members())
+        return Flux.fromIterable(view.ring().names())
                 .filter(owner -> !owner.equals(self))
                 .concatMap(owner -> {
                     List<Interval> intervals = TokenIntervals.leftoversOwnedBy(rings, replicationFactor, self, view.ring(), owner);
@@ -186,7 +186,7 @@ public final class Cleanup {
         if (!ringKnown || selfState != MemberState.NORMAL) {
             return Optional.of("this node is not NORMAL on a known ring yet");
         }
-        if (!view.joining().isEmpty() || !view.current().members().equals(view.future().members())) {
+        if (!view.joining().isEmpty() || !view.current().names().equals(view.future().names())) {
             return Optional.of("members are joining or leaving: data is moving; run it once they are done");
         }
         return Optional.empty();

@@ -171,7 +171,7 @@ public final class DataMovement implements SmartLifecycle {
         String self = membership.self();
         // What it owns with no other joiner finished yet: the most it may have to serve.
         HashRing owning = view.joining().getOrDefault(self, view.future());
-        List<String> sources = view.current().members().stream().filter(member -> !member.equals(self)).toList();
+        List<String> sources = view.current().names().stream().filter(member -> !member.equals(self)).toList();
         Set<String> pulled = ConcurrentHashMap.newKeySet();
         return Flux.fromIterable(sources)
                 .concatMap(source -> {
@@ -293,7 +293,7 @@ public final class DataMovement implements SmartLifecycle {
                 .thenMany(Flux.defer(() -> {
                     ClusterMembership.View view = membership.view();
                     String self = membership.self();
-                    return Flux.fromIterable(view.future().members())
+                    return Flux.fromIterable(view.future().names())
                             .filter(member -> !member.equals(self))
                             .flatMap(receiver -> {
                                 List<Interval> intervals = TokenIntervals.moving(view.current(), view.future(),

@@ -40,7 +40,7 @@ public final class RingHealthIndicator extends AbstractHealthIndicator {
         var view = membership.view();
         var ring = view.ring();
         Map<String, Object> members = new LinkedHashMap<>();
-        for (String member : ring.members()) {
+        for (String member : ring.names()) {
             Map<String, Object> details = new LinkedHashMap<>();
             if (member.equals(membership.self())) {
                 details.put("state", PeerState.UP);

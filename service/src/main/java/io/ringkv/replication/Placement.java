@@ -29,8 +29,8 @@ public record Placement(HashRing current, HashRing future, Collection<HashRing> 
 
     /** How many members there are, those joining or leaving included. */
     public int members() {
-        Set<String> all = new LinkedHashSet<>(current.members());
-        all.addAll(future.members());
+        Set<String> all = new LinkedHashSet<>(current.names());
+        all.addAll(future.names());
         return all.size();
     }
 

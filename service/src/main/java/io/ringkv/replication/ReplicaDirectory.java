@@ -2,6 +2,7 @@ package io.ringkv.replication;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -18,6 +19,7 @@ import io.ringkv.peer.client.PeerConnector;
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;
+import io.ringkv.ring.Member;
 import io.ringkv.ring.MemberState;
 import io.ringkv.ring.RingNotKnownException;
 import reactor.core.publisher.Flux;
@@ -59,7 +61,7 @@ public final class ReplicaDirectory implements AutoCloseable {
         this.history = history;
         this.windows = windows;
         this.monitors = monitors;
-        membership.onChange(view -> forgetAllBut(view.ring().members()));
+        membership.onChange(view -> forgetAllBut(view.ring().names()));
         this.local = local;
         this.connector = connector;
     }
@@ -76,12 +78,12 @@ public final class ReplicaDirectory implements AutoCloseable {
     /** Every member of the ring, for a request; refused while the ring is not known ({@link RingNotKnownException}). */
     public List<Replica> all() {
         requireKnownRing();
-        return membership.ring().members().stream().map(this::replica).toList();
+        return membership.ring().names().stream().map(this::replica).toList();
     }
 
     /** The other members of the ring. */
     public List<RemoteReplica> peers() {
-        return membership.ring().members().stream()
+        return membership.ring().names().stream()
                 .filter(member -> !member.equals(membership.self()))
                 .map(member -> (RemoteReplica) replica(member))
                 .toList();
@@ -99,9 +101,10 @@ public final class ReplicaDirectory implements AutoCloseable {
 
     /**
      * Calls a member by its name through its breaker, telling it this node's status and learning
-     * the state it reports; true if it answered.
+     * the state it reports; the member as it tells itself (its attributes) if it answered, empty
+     * if not (it never fails).
      */
-    public Mono<Boolean> probe(String member) {
+    public Mono<Optional<Member>> probe(String member) {
         return ask(member, RemoteReplica::probe);
     }
 
@@ -109,18 +112,18 @@ public final class ReplicaDirectory implements AutoCloseable {
      * Like {@link #probe}, around the member's breaker: an exchange of states, which says nothing
      * of the member's health, so a member this node shuns takes part too.
      */
-    public Mono<Boolean> exchangeStates(String member) {
+    public Mono<Optional<Member>> exchangeStates(String member) {
         return ask(member, RemoteReplica::exchange);
     }
 
-    private Mono<Boolean> ask(String member, BiFunction<RemoteReplica, PeerStatus, Mono<PeerStatus>> ping) {
+    private Mono<Optional<Member>> ask(String member, BiFunction<RemoteReplica, PeerStatus, Mono<PeerStatus>> ping) {
         if (!(replica(member) instanceof RemoteReplica remote)) {
-            return Mono.just(true);
+            return Mono.just(Optional.of(membership.selfMember()));
         }
         return Mono.defer(() -> {
             long sentNanos = System.nanoTime();
             return ping.apply(remote, ownStatusFor(member)).doOnNext(status -> answered(member, status, sentNanos));
-        }).thenReturn(true).onErrorReturn(false);
+        }).map(status -> Optional.of(new Member(member, status.attributes()))).onErrorReturn(Optional.empty());
     }
 
     /**
@@ -160,7 +163,7 @@ public final class ReplicaDirectory implements AutoCloseable {
     }
 
     private PeerStatus ownStatusFor(String member) {
-        return history.statusFor(member, membership.state(membership.self()));
+        return history.statusFor(member, membership.state(membership.self())).withAttributes(membership.selfMember().attributes());
     }
 
     /**
@@ -230,7 +233,7 @@ public final class ReplicaDirectory implements AutoCloseable {
 
     /** A peer by name, or null if it is not a member (any more). */
     public RemoteReplica remote(String member) {
-        return membership.ring().members().contains(member) && !member.equals(membership.self())
+        return membership.ring().names().contains(member) && !member.equals(membership.self())
                 ? (RemoteReplica) replica(member)
                 : null;
     }

@@ -120,7 +120,7 @@ public final class ReplicaService implements PeerService {
     @Override
     public PeerStatus status(String peer, PeerStatus caller) {
         statusListeners.forEach(listener -> listener.accept(peer, caller));
-        return history.statusFor(peer, membership.state(name));
+        return history.statusFor(peer, membership.state(name)).withAttributes(membership.selfMember().attributes());
     }
 
     /**
@@ -147,7 +147,7 @@ public final class ReplicaService implements PeerService {
 
     @Override
     public boolean isMember(String peer) {
-        return membership.ring().members().contains(peer);
+        return membership.ring().names().contains(peer);
     }
 
     @Override

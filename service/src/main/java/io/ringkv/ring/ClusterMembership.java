@@ -4,9 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
@@ -19,10 +17,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Who is in the cluster: this node's name and the current ring of members. Node names are stable
- * URLs (a pod's DNS name, never its IP), so a restarted node keeps its place on the ring. With a
- * static peer list the ring never changes, though its members' states do; with DNS discovery it
- * is replaced, as a whole and with a new version, each time the members change.
+ * Who is in the cluster: this node and the current ring of members, each with what it told about
+ * itself ({@link Member}). Node names are stable URLs (a pod's DNS name, never its IP), so a
+ * restarted node keeps its place on the ring. With a static peer list the ring never changes,
+ * though its members' states and attributes do; with DNS discovery it is replaced, as a whole and
+ * with a new version, each time the members change. A change of attributes alone keeps the
+ * version: it moves no data.
  */
 public final class ClusterMembership {
 
@@ -41,7 +41,7 @@ public final class ClusterMembership {
     public record View(long version, HashRing ring, HashRing current, HashRing future, Map<String, HashRing> joining) {
     }
 
-    private final String self;
+    private final Member self;
     private final int vnodes;
     private final AtomicReference<View> view;
     private final List<Consumer<View>> listeners = new CopyOnWriteArrayList<>();
@@ -51,15 +51,18 @@ public final class ClusterMembership {
     private volatile boolean known;
 
     /** @param presumption what this membership presumes of a member that has not told its state: whether it holds data */
-    private ClusterMembership(String self, Collection<String> members, int vnodes, boolean known,
+    private ClusterMembership(Member self, Collection<Member> members, int vnodes, boolean known,
             Function<ClusterMembership, Predicate<String>> presumption) {
-        if (!members.contains(self)) {
-            throw new IllegalArgumentException(self + " is not among the members " + members);
+        if (members.stream().noneMatch(member -> member.name().equals(self.name()))) {
+            throw new IllegalArgumentException(self.name() + " is not among the members " + members);
         }
         this.self = self;
         this.vnodes = vnodes;
         this.presumedHolder = presumption.apply(this);
-        HashRing ring = new HashRing(members, vnodes);
+        // This node is as it is set up, whatever the list says of it.
+        List<Member> withSelf = new ArrayList<>(members.stream().filter(member -> !member.name().equals(self.name())).toList());
+        withSelf.add(self);
+        HashRing ring = new HashRing(withSelf, vnodes);
         this.view = new AtomicReference<>(new View(1, ring, ring, ring, Map.of()));
         this.known = known;
     }
@@ -69,7 +72,7 @@ public final class ClusterMembership {
      * member's: a member that has not told its state holds data, as every listed member did when
      * this node last ran (a down one keeps its ranges, and a read that asks it fails over).
      */
-    public static ClusterMembership fixed(String self, Collection<String> members, int vnodes) {
+    public static ClusterMembership fixed(Member self, Collection<Member> members, int vnodes) {
         return new ClusterMembership(self, members, vnodes, true, membership -> member -> true);
     }
 
@@ -79,33 +82,39 @@ public final class ClusterMembership {
      * a member that did not tell its state is presumed to hold no data: it is down, or a new
      * cluster's node not started yet, and gives this node nothing to pull or wait for. Once this
      * node holds data, every such member is presumed to, as in {@link #fixed}. Unlike a
-     * StatefulSet's members ({@link #discovered(String, int, Predicate)}), a static list's are the
+     * StatefulSet's members ({@link #discovered(Member, int, Predicate)}), a static list's are the
      * same at every start, so this node's own store is all it needs to remember.
      */
-    public static ClusterMembership fixedJoining(String self, Collection<String> members, int vnodes) {
+    public static ClusterMembership fixedJoining(Member self, Collection<Member> members, int vnodes) {
         return new ClusterMembership(self, members, vnodes, false,
-                membership -> member -> membership.state(membership.self).holdsData());
+                membership -> member -> membership.state(membership.self()).holdsData());
     }
 
     /**
      * A cluster that discovery will fill in; until its first round, a ring of this node alone.
      * Members join it as they answer, telling their state as they do.
      */
-    public static ClusterMembership discovered(String self, int vnodes) {
+    public static ClusterMembership discovered(Member self, int vnodes) {
         return discovered(self, vnodes, member -> true);
     }
 
     /**
-     * Like {@link #discovered(String, int)}, for members that may be on the ring before they ever
+     * Like {@link #discovered(Member, int)}, for members that may be on the ring before they ever
      * answered (a StatefulSet's intended members): until one tells its state, it holds data if
      * {@code presumedHolder} says so (it did when this node last knew), else it counts as
      * JOINING (a new pod: reads do not ask it, writes go to it as to a joiner).
      */
-    public static ClusterMembership discovered(String self, int vnodes, Predicate<String> presumedHolder) {
+    public static ClusterMembership discovered(Member self, int vnodes, Predicate<String> presumedHolder) {
         return new ClusterMembership(self, List.of(self), vnodes, false, membership -> presumedHolder);
     }
 
+    /** This node's name on the ring. */
     public String self() {
+        return self.name();
+    }
+
+    /** This node as a member: its name and attributes, as it tells them to its peers. */
+    public Member selfMember() {
         return self;
     }
 
@@ -129,33 +138,43 @@ public final class ClusterMembership {
         listeners.forEach(listener -> listener.accept(now));
     }
 
-    /** Replaces the ring when the members differ, logging the change once. */
-    public void update(Set<String> members) {
+    /**
+     * Replaces the ring when the members differ, logging the change once: in name, as a new
+     * version of the ring; in attributes alone, as the same version (nothing moves).
+     */
+    public void update(Collection<Member> members) {
         View before = view.get();
-        if (Set.copyOf(before.ring().members()).equals(members)) {
+        HashRing ring = new HashRing(members, vnodes);
+        if (ring.members().equals(before.ring().members())) {
             return;
         }
-        HashRing ring = new HashRing(members, vnodes);
-        View after = withMovement(before.version() + 1, ring);
-        if (view.compareAndSet(before, after)) {
-            log.info("ring changed to version {}: {} -> {}", after.version(), before.ring().members(), new TreeSet<>(members));
-            for (String member : before.ring().members()) {
-                if (!members.contains(member)) {
+        boolean sameNames = ring.names().equals(before.ring().names());
+        View after = withMovement(sameNames ? before.version() : before.version() + 1, ring);
+        if (!view.compareAndSet(before, after)) {
+            update(members);
+            return;
+        }
+        if (sameNames) {
+            ring.members().stream().filter(member -> !before.ring().members().contains(member))
+                    .forEach(member -> log.info("{} tells {}", member.name().equals(self()) ? "this node" : member.name(),
+                            new TreeMap<>(member.attributes())));
+        } else {
+            log.info("ring changed to version {}: {} -> {}", after.version(), before.ring().names(), ring.names());
+            for (String member : before.ring().names()) {
+                if (!ring.names().contains(member)) {
                     // It takes its state with it: if the name comes back, it tells its state again.
                     MemberState last = state(member);
                     states.remove(member);
                     departureListeners.forEach(listener -> listener.accept(member, last));
                 }
             }
-            listeners.forEach(listener -> listener.accept(after));
-        } else {
-            update(members);
         }
+        listeners.forEach(listener -> listener.accept(after));
     }
 
     /**
      * A member's state as it told it (this node's own included); until it told one, NORMAL, or
-     * JOINING for a member not presumed to hold data (see {@link #discovered(String, int, Predicate)}
+     * JOINING for a member not presumed to hold data (see {@link #discovered(Member, int, Predicate)}
      * and {@link #fixedJoining}).
      */
     public MemberState state(String member) {
@@ -164,7 +183,7 @@ public final class ClusterMembership {
     }
 
     private MemberState presumed(String member) {
-        return member.equals(self) || presumedHolder.test(member) ? MemberState.NORMAL : MemberState.JOINING;
+        return member.equals(self()) || presumedHolder.test(member) ? MemberState.NORMAL : MemberState.JOINING;
     }
 
     /**
@@ -174,7 +193,7 @@ public final class ClusterMembership {
      * decision, whatever finds the members.
      */
     public boolean othersHoldData() {
-        return ring().members().stream().anyMatch(member -> !member.equals(self) && state(member).holdsData());
+        return ring().names().stream().anyMatch(member -> !member.equals(self()) && state(member).holdsData());
     }
 
     /** Records a member's state; when it changes who holds data, the rings of movement follow. */
@@ -184,7 +203,7 @@ public final class ClusterMembership {
         if (before == state) {
             return;
         }
-        log.info("{} is {} (was {})", member.equals(self) ? "this node" : member, state, before);
+        log.info("{} is {} (was {})", member.equals(self()) ? "this node" : member, state, before);
         while (true) {
             View current = view.get();
             View after = withMovement(current.version(), current.ring());
@@ -197,16 +216,16 @@ public final class ClusterMembership {
 
     /** The ring with its current and future rings, from the members' states. */
     private View withMovement(long version, HashRing ring) {
-        List<String> holding = ring.members().stream().filter(member -> state(member).holdsData()).toList();
-        List<String> willHold = ring.members().stream().filter(member -> state(member).willHoldData()).toList();
+        List<Member> holding = ring.members().stream().filter(member -> state(member.name()).holdsData()).toList();
+        List<Member> willHold = ring.members().stream().filter(member -> state(member.name()).willHoldData()).toList();
         HashRing current = holding.isEmpty() || holding.size() == ring.size() ? ring : new HashRing(holding, vnodes);
         HashRing future = willHold.isEmpty() || willHold.size() == ring.size() ? ring : new HashRing(willHold, vnodes);
         Map<String, HashRing> joining = new TreeMap<>();
-        for (String member : ring.members()) {
-            if (state(member) == MemberState.JOINING && !current.members().contains(member)) {
-                List<String> withIt = new ArrayList<>(current.members());
+        for (Member member : ring.members()) {
+            if (state(member.name()) == MemberState.JOINING && !current.names().contains(member.name())) {
+                List<Member> withIt = new ArrayList<>(current.members());
                 withIt.add(member);
-                joining.put(member, withIt.size() == ring.size() ? ring : new HashRing(withIt, vnodes));
+                joining.put(member.name(), withIt.size() == ring.size() ? ring : new HashRing(withIt, vnodes));
             }
         }
         return new View(version, ring, current, future, Map.copyOf(joining));

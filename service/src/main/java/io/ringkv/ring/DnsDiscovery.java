@@ -49,7 +49,7 @@ public final class DnsDiscovery implements SmartLifecycle {
     private final String scheme;
     private final Duration refreshInterval;
     private final Function<URI, Mono<String>> identify;
-    private final Function<String, Mono<Boolean>> probe;
+    private final Function<String, Mono<Optional<Member>>> probe;
     /** The members the cluster is meant to have, asked each round; null where nothing says. */
     private final Supplier<Mono<Set<String>>> intent;
     /** The last intent learned: kept while it cannot be asked (the API server briefly away). */
@@ -63,17 +63,17 @@ public final class DnsDiscovery implements SmartLifecycle {
 
     /**
      * @param identify asks the node at a base URL for its name
-     * @param probe    calls a member by its name; true if it answered
+     * @param probe    calls a member by its name: the member as it tells itself, empty if it did not answer
      * @param intent   the members the cluster is meant to have (a StatefulSet's), asked each round;
      *                 null: none, the ring follows who answers ({@link MembershipTracker})
      */
     public DnsDiscovery(ClusterMembership membership, String dnsName, Duration refreshInterval, int removalAfter,
-            Duration bootstrapTimeout, Function<URI, Mono<String>> identify, Function<String, Mono<Boolean>> probe,
+            Duration bootstrapTimeout, Function<URI, Mono<String>> identify, Function<String, Mono<Optional<Member>>> probe,
             Supplier<Mono<Set<String>>> intent) {
         this.intent = intent;
         this.bootstrapTimeout = bootstrapTimeout;
         this.membership = membership;
-        this.tracker = new MembershipTracker(membership.self(), removalAfter);
+        this.tracker = new MembershipTracker(membership.selfMember(), removalAfter);
         this.dnsName = dnsName;
         URI self = URI.create(membership.self());
         this.port = self.getPort();
@@ -114,7 +114,7 @@ public final class DnsDiscovery implements SmartLifecycle {
                                     .map(seen -> new Round(addresses.size() - (names.contains(membership.self()) ? 1 : 0), seen, meant)));
                 })
                 .doOnNext(round -> {
-                    Set<String> departed = membership.ring().members().stream()
+                    Set<String> departed = membership.ring().names().stream()
                             .filter(member -> membership.state(member).departing())
                             .collect(Collectors.toSet());
                     tracker.observe(round.seen().answered(), round.seen().listed(), departed, round.intended())
@@ -147,7 +147,7 @@ public final class DnsDiscovery implements SmartLifecycle {
                 });
     }
 
-    private record Seen(Set<String> answered, Set<String> listed) {
+    private record Seen(Set<Member> answered, Set<String> listed) {
     }
 
     /**
@@ -162,11 +162,11 @@ public final class DnsDiscovery implements SmartLifecycle {
         int answered = round.seen().answered().size();
         if (MembershipTracker.reachedEnough(round.listedOthers(), answered)) {
             log.info("reached {} of the {} other members DNS lists: the ring is {}", answered, round.listedOthers(),
-                    membership.ring().members());
+                    membership.ring().names());
             membership.markKnown();
         } else if (System.nanoTime() - startedNanos >= bootstrapTimeout.toNanos()) {
             log.warn("reached only {} of the {} other members DNS lists within {} (ringkv.cluster.discovery.bootstrap-timeout):"
-                    + " serving with the ring {}", answered, round.listedOthers(), bootstrapTimeout, membership.ring().members());
+                    + " serving with the ring {}", answered, round.listedOthers(), bootstrapTimeout, membership.ring().names());
             membership.markKnown();
         } else {
             log.info("waiting to reach the other members DNS lists ({} of {} answered) before serving",
@@ -193,21 +193,21 @@ public final class DnsDiscovery implements SmartLifecycle {
      * answer is still listed when its own name resolves: down, but not gone.
      */
     private Mono<Seen> probeMembers(Set<String> listedByAddress, Set<String> meant) {
-        Set<String> candidates = new HashSet<>(membership.ring().members());
+        Set<String> candidates = new HashSet<>(membership.ring().names());
         candidates.addAll(listedByAddress);
         if (meant != null) {
             candidates.addAll(meant);
         }
         candidates.remove(membership.self());
-        Set<String> answered = ConcurrentHashMap.newKeySet();
+        Set<Member> answered = ConcurrentHashMap.newKeySet();
         Set<String> listed = ConcurrentHashMap.newKeySet();
         listed.addAll(listedByAddress);
         return Flux.fromIterable(candidates)
                 .flatMap(name -> probe.apply(name)
-                        .onErrorReturn(false)
-                        .flatMap(ok -> {
-                            if (ok) {
-                                answered.add(name);
+                        .onErrorReturn(Optional.empty())
+                        .flatMap(told -> {
+                            if (told.isPresent()) {
+                                answered.add(told.get());
                                 listed.add(name);
                                 return Mono.empty();
                             }

@@ -4,15 +4,18 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
-import java.util.TreeSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 
 import com.dynatrace.hash4j.hashing.Hasher64;
 import com.dynatrace.hash4j.hashing.Hashing;
 
 /**
  * A consistent-hash ring with virtual nodes. Each member is placed at {@code vnodes} points, the
- * hashes of its stable name; a key belongs to the first distinct members found clockwise from
+ * hashes of its stable name (its attributes play no part); a key belongs to the first distinct members found clockwise from
  * the key's hash. Adding or removing a member moves only the keys next to its points, and the
  * replicas for a smaller count are always a prefix of those for a larger one.
  *
@@ -26,18 +29,23 @@ public final class HashRing {
     /** XXH3: fast on short keys and well distributed; the ring depends on it never changing. */
     private static final Hasher64 HASH = Hashing.xxh3_64();
 
-    private final List<String> members;
+    private final List<Member> members;
+    private final List<String> names;
     private final long[] points;
     private final int[] owners;
 
-    public HashRing(Collection<String> members, int vnodes) {
+    /** @param members distinct names; where one is given twice, the last one given stands */
+    public HashRing(Collection<Member> members, int vnodes) {
         if (members.isEmpty()) {
             throw new IllegalArgumentException("a ring needs at least one member");
         }
         if (vnodes < 1) {
             throw new IllegalArgumentException("vnodes must be positive");
         }
-        this.members = List.copyOf(new TreeSet<>(members));
+        Map<String, Member> byName = new TreeMap<>();
+        members.forEach(member -> byName.put(member.name(), member));
+        this.members = List.copyOf(byName.values());
+        this.names = List.copyOf(byName.keySet());
         int count = this.members.size() * vnodes;
         long[] unsortedPoints = new long[count];
         Integer[] order = new Integer[count];
@@ -45,7 +53,7 @@ public final class HashRing {
             for (int v = 0; v < vnodes; v++) {
                 int i = m * vnodes + v;
                 unsortedPoints[i] = HASH.hashBytesToLong(
-                        (this.members.get(m) + "#" + v).getBytes(StandardCharsets.UTF_8));
+                        (names.get(m) + "#" + v).getBytes(StandardCharsets.UTF_8));
                 order[i] = i;
             }
         }
@@ -63,8 +71,19 @@ public final class HashRing {
     }
 
     /** The members in name order. */
-    public List<String> members() {
+    public List<Member> members() {
         return members;
+    }
+
+    /** The members' names, in order. */
+    public List<String> names() {
+        return names;
+    }
+
+    /** The member of that name, if it is on this ring. */
+    public Optional<Member> member(String name) {
+        int at = Collections.binarySearch(names, name);
+        return at >= 0 ? Optional.of(members.get(at)) : Optional.empty();
     }
 
     public int size() {
@@ -76,7 +95,7 @@ public final class HashRing {
         return HASH.hashBytesToLong(key);
     }
 
-    /** The first {@code count} distinct members clockwise from the key's hash, the key's primary first. */
+    /** The names of the first {@code count} distinct members clockwise from the key's hash, the key's primary first. */
     public List<String> replicasFor(byte[] key, int count) {
         return replicasForToken(token(key), count);
     }
@@ -96,7 +115,7 @@ public final class HashRing {
             int owner = owners[(start + step) % points.length];
             if (!taken[owner]) {
                 taken[owner] = true;
-                replicas.add(members.get(owner));
+                replicas.add(names.get(owner));
             }
         }
         return replicas;
@@ -122,6 +141,6 @@ public final class HashRing {
 
     @Override
     public String toString() {
-        return "HashRing" + members;
+        return "HashRing" + names;
     }
 }

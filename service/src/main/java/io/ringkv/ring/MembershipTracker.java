@@ -1,10 +1,11 @@
 package io.ringkv.ring;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
+import java.util.TreeMap;
 
 /**
  * Decides who is on the ring from what discovery sees each round.
@@ -19,62 +20,66 @@ import java.util.TreeSet;
  * name joins once it has answered, and leaves only after it has been absent from DNS for
  * {@code removalAfter} consecutive rounds (at once if it said it was leaving and stopped
  * answering). A member that is listed but does not answer stays: it is unreachable, not gone.
- * This node is always a member. Plain Java, no I/O.
+ * This node is always a member. Each member is as it last told itself in an answer (its
+ * attributes); an intended one that never answered is known by its name only. Plain Java, no I/O.
  */
 public final class MembershipTracker {
 
-    private final String self;
+    private final Member self;
     private final int removalAfter;
-    private final Set<String> members = new TreeSet<>();
+    private final Map<String, Member> members = new TreeMap<>();
     private final Map<String, Integer> missedRounds = new HashMap<>();
 
-    public MembershipTracker(String self, int removalAfter) {
+    public MembershipTracker(Member self, int removalAfter) {
         if (removalAfter < 1) {
             throw new IllegalArgumentException("removalAfter must be at least 1");
         }
         this.self = self;
         this.removalAfter = removalAfter;
-        members.add(self);
+        members.put(self.name(), self);
     }
 
     /**
      * Takes one discovery round.
      *
-     * @param answered names that answered this round (they are reachable)
+     * @param answered members that answered this round (they are reachable), as they told themselves
      * @param listed   names DNS still lists this round, answered or not
      * @param departed members that said they were leaving (they hand their data over first): one
      *                 that does not answer any more has gone, and goes at once, while DNS may still
      *                 list its terminating pod; until then reads and writes would wait for it
      * @param intended the members the cluster is meant to have, when known (null: not known)
-     * @return the new members when they changed
+     * @return the new members when they changed, in name or in what they told
      */
-    public Optional<Set<String>> observe(Set<String> answered, Set<String> listed, Set<String> departed,
+    public Optional<Set<Member>> observe(Set<Member> answered, Set<String> listed, Set<String> departed,
             Set<String> intended) {
         boolean changed = false;
         if (intended != null) {
             for (String name : intended) {
-                changed |= members.add(name);
+                changed |= members.putIfAbsent(name, Member.named(name)) == null;
                 missedRounds.remove(name);
             }
         }
-        for (String name : answered) {
-            if (intended != null && !intended.contains(name) && !members.contains(name)) {
+        Set<String> answeredNames = new HashSet<>();
+        for (Member told : answered) {
+            String name = told.name();
+            answeredNames.add(name);
+            if (intended != null && !intended.contains(name) && !members.containsKey(name)) {
                 continue; // beyond the intent: being scaled away, or not of this cluster
             }
-            changed |= members.add(name);
+            changed |= !told.equals(members.put(name, told));
             missedRounds.remove(name);
         }
-        for (String member : Set.copyOf(members)) {
+        for (String member : Set.copyOf(members.keySet())) {
             if (intended != null && intended.contains(member)) {
                 continue; // down is not departed
             }
-            if (departed.contains(member) && !answered.contains(member) && !member.equals(self)) {
+            if (departed.contains(member) && !answeredNames.contains(member) && !member.equals(self.name())) {
                 members.remove(member);
                 missedRounds.remove(member);
                 changed = true;
                 continue;
             }
-            if (member.equals(self) || answered.contains(member) || listed.contains(member)) {
+            if (member.equals(self.name()) || answeredNames.contains(member) || listed.contains(member)) {
                 missedRounds.remove(member);
                 continue;
             }
@@ -85,11 +90,11 @@ public final class MembershipTracker {
                 changed = true;
             }
         }
-        return changed ? Optional.of(Set.copyOf(members)) : Optional.empty();
+        return changed ? Optional.of(members()) : Optional.empty();
     }
 
-    public Set<String> members() {
-        return Set.copyOf(members);
+    public Set<Member> members() {
+        return Set.copyOf(members.values());
     }
 
     /**

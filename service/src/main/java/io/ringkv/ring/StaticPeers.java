@@ -2,6 +2,9 @@ package io.ringkv.ring;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Function;
 
 import org.slf4j.Logger;
@@ -17,7 +20,8 @@ import reactor.core.scheduler.Schedulers;
  * With a static peer list, what DNS discovery does besides finding the members: every refresh
  * interval it pings each peer, which tells the peer this node's state and learns the peer's. So
  * a member that pulls its ranges before it serves them (its store was new or emptied) is JOINING
- * everywhere, and read from nowhere, until it says NORMAL.
+ * everywhere, and read from nowhere, until it says NORMAL. Each answer also tells what the peer
+ * says of itself (its attributes), which the ring takes; its names never change.
  *
  * <p>A node whose own store is not a member's yet knows its ring only after the first round
  * ({@link ClusterMembership#fixedJoining}): by then each peer has told its state, or failed
@@ -31,13 +35,14 @@ public final class StaticPeers extends PeriodicTask {
 
     private final ClusterMembership membership;
     private final Duration refreshInterval;
-    private final Function<String, Mono<Boolean>> probe;
+    private final Function<String, Mono<Optional<Member>>> probe;
 
     /**
      * @param probe pings a member by its name, telling it this node's state and learning its own;
-     *              true if it answered, false if not (it never fails), within the call's timeout
+     *              the member as it tells itself if it answered, empty if not (it never fails),
+     *              within the call's timeout
      */
-    public StaticPeers(ClusterMembership membership, Duration refreshInterval, Function<String, Mono<Boolean>> probe) {
+    public StaticPeers(ClusterMembership membership, Duration refreshInterval, Function<String, Mono<Optional<Member>>> probe) {
         this.membership = membership;
         this.refreshInterval = refreshInterval;
         this.probe = probe;
@@ -45,18 +50,27 @@ public final class StaticPeers extends PeriodicTask {
 
     /** Pings every peer at once; the ring is known once each has answered or failed. */
     Mono<Void> round() {
-        List<String> peers = membership.ring().members().stream().filter(member -> !member.equals(membership.self())).toList();
+        List<String> peers = membership.ring().names().stream().filter(member -> !member.equals(membership.self())).toList();
         return Flux.fromIterable(peers)
                 .flatMap(probe)
-                .filter(Boolean::booleanValue)
-                .count()
+                .flatMap(Mono::justOrEmpty)
+                .collectList()
                 .doOnNext(answered -> {
+                    learn(answered);
                     if (!membership.isKnown()) {
-                        log.info("asked the {} peers of its list for their states: {} answered", peers.size(), answered);
+                        log.info("asked the {} peers of its list for their states: {} answered", peers.size(), answered.size());
                         membership.markKnown();
                     }
                 })
                 .then();
+    }
+
+    /** The ring's members as those that answered told themselves; the others as they were. */
+    private void learn(List<Member> answered) {
+        Map<String, Member> members = new TreeMap<>();
+        membership.ring().members().forEach(member -> members.put(member.name(), member));
+        answered.forEach(told -> members.replace(told.name(), told));
+        membership.update(members.values());
     }
 
     @Override

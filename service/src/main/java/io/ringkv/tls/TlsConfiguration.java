@@ -43,7 +43,7 @@ public class TlsConfiguration {
         @Bean
         @Order(Ordered.LOWEST_PRECEDENCE)
         PeerServerCustomizer peerServerTls(TlsCertificates certificates, ClusterMembership membership) {
-            return new PeerServerTls(certificates, () -> membership.ring().members());
+            return new PeerServerTls(certificates, () -> membership.ring().names());
         }
     }
 }

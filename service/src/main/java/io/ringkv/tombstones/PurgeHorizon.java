@@ -46,7 +46,7 @@ public final class PurgeHorizon {
                 absentSince.putIfAbsent(member, clock.getAsLong());
             }
         });
-        membership.onChange(view -> absentSince.keySet().removeAll(view.ring().members()));
+        membership.onChange(view -> absentSince.keySet().removeAll(view.ring().names()));
     }
 
     /**
@@ -64,7 +64,7 @@ public final class PurgeHorizon {
         // are empty, and as regular): the horizon its peers check is then never past the start
         // of a repair with any member it knows (PurgeHorizonCheck).
         HashRing ring = membership.ring();
-        List<String> members = ring.members();
+        List<String> members = ring.names();
         long cutoff = graceCutoffMillis;
         for (String peer : members) {
             if (!peer.equals(membership.self())) {

@@ -9,6 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import io.ringkv.ring.HashRing;
+import io.ringkv.ring.Member;
 import io.ringkv.ring.TokenRange.Interval;
 import io.ringkv.ring.TokenRange;
 
@@ -24,8 +25,8 @@ class TokenIntervalsTest {
 
     @Test
     void theCutPiecesCoverTheRingOnce() {
-        HashRing three = new HashRing(List.of("a", "b", "c"), 8);
-        HashRing four = new HashRing(List.of("a", "b", "c", "d"), 8);
+        HashRing three = new HashRing(Member.named(List.of("a", "b", "c")), 8);
+        HashRing four = new HashRing(Member.named(List.of("a", "b", "c", "d")), 8);
         List<TokenRange> pieces = TokenIntervals.cut(three, four);
         assertThat(pieces).hasSize(32);
         assertThat(width(TokenIntervals.coalesce(pieces))).isEqualTo(RING);
@@ -34,7 +35,7 @@ class TokenIntervalsTest {
 
     @Test
     void withEveryMemberAReplicaEachSharesTheWholeRing() {
-        HashRing three = new HashRing(List.of("a", "b", "c"), 16);
+        HashRing three = new HashRing(Member.named(List.of("a", "b", "c")), 16);
         var shared = TokenIntervals.where(TokenIntervals.cut(three),
                 piece -> TokenIntervals.owns(three, 3, piece, "a") && TokenIntervals.owns(three, 3, piece, "b"));
         assertThat(shared).containsExactly(new Interval(Long.MIN_VALUE, Long.MAX_VALUE));
@@ -42,8 +43,8 @@ class TokenIntervalsTest {
 
     @Test
     void aJoiningMemberTakesAboutItsShareAndOnlyFromTheCurrentOwners() {
-        HashRing three = new HashRing(List.of("a", "b", "c"), 64);
-        HashRing four = new HashRing(List.of("a", "b", "c", "d"), 64);
+        HashRing three = new HashRing(Member.named(List.of("a", "b", "c")), 64);
+        HashRing four = new HashRing(Member.named(List.of("a", "b", "c", "d")), 64);
         List<TokenRange> pieces = TokenIntervals.cut(three, four);
         var toD = TokenIntervals.where(pieces, piece -> TokenIntervals.owns(four, 2, piece, "d"));
         double share = new java.math.BigDecimal(width(toD)).divide(new java.math.BigDecimal(RING)).doubleValue();
@@ -57,8 +58,8 @@ class TokenIntervalsTest {
 
     @Test
     void aJoiningMemberPullsEachKeyItWillOwnFromExactlyItsCurrentOwners() {
-        HashRing current = new HashRing(List.of("a", "b", "c"), 32);
-        HashRing future = new HashRing(List.of("a", "b", "c", "d"), 32);
+        HashRing current = new HashRing(Member.named(List.of("a", "b", "c")), 32);
+        HashRing future = new HashRing(Member.named(List.of("a", "b", "c", "d")), 32);
         java.util.Map<String, List<Interval>> fromEach = new java.util.HashMap<>();
         for (String source : List.of("a", "b", "c")) {
             fromEach.put(source, TokenIntervals.moving(current, future, 2, source, "d"));
@@ -80,8 +81,8 @@ class TokenIntervalsTest {
 
     @Test
     void aJoinThatReachedTwoOfEachKeysThreeOwnersHasEveryMajorityWrite() {
-        HashRing current = new HashRing(List.of("a", "b", "c", "d"), 32);
-        HashRing future = new HashRing(List.of("a", "b", "c", "d", "e"), 32);
+        HashRing current = new HashRing(Member.named(List.of("a", "b", "c", "d")), 32);
+        HashRing future = new HashRing(Member.named(List.of("a", "b", "c", "d", "e")), 32);
         assertThat(TokenIntervals.notCoveredByMajorityWrites(current, future, 3, "e", java.util.Set.of("a", "b", "c", "d")))
                 .as("every owner pulled").isEmpty();
 
@@ -103,8 +104,8 @@ class TokenIntervalsTest {
 
     @Test
     void inATwoMemberRingOneOwnerHasEveryMajorityWrite() {
-        HashRing current = new HashRing(List.of("a", "b"), 16);
-        HashRing future = new HashRing(List.of("a", "b", "c"), 16);
+        HashRing current = new HashRing(Member.named(List.of("a", "b")), 16);
+        HashRing future = new HashRing(Member.named(List.of("a", "b", "c")), 16);
         // Each key is on both a and b; a majority of two is both, so either one has every such write.
         assertThat(TokenIntervals.notCoveredByMajorityWrites(current, future, 3, "c", java.util.Set.of("a"))).isEmpty();
         assertThat(TokenIntervals.notCoveredByMajorityWrites(current, future, 3, "c", java.util.Set.of()))
@@ -113,8 +114,8 @@ class TokenIntervalsTest {
 
     @Test
     void aLeavingMemberPushesEveryKeyItHoldsToEachOfItsFutureOwners() {
-        HashRing current = new HashRing(List.of("a", "b", "c", "d", "e"), 32);
-        HashRing future = new HashRing(List.of("a", "b", "c"), 32);
+        HashRing current = new HashRing(Member.named(List.of("a", "b", "c", "d", "e")), 32);
+        HashRing future = new HashRing(Member.named(List.of("a", "b", "c")), 32);
         java.util.Map<String, List<Interval>> toEach = new java.util.HashMap<>();
         for (String receiver : List.of("a", "b", "c")) {
             toEach.put(receiver, TokenIntervals.moving(current, future, 3, "e", receiver));
@@ -155,8 +156,8 @@ class TokenIntervalsTest {
     /** What a member owns in none of the rings is exactly the keys none of them gives it among the first factor owners. */
     @Test
     void ownedInNoneIsWhatNoRingGivesTheMember() {
-        HashRing three = new HashRing(List.of("a", "b", "c"), 16);
-        HashRing four = new HashRing(List.of("a", "b", "c", "d"), 16);
+        HashRing three = new HashRing(Member.named(List.of("a", "b", "c")), 16);
+        HashRing four = new HashRing(Member.named(List.of("a", "b", "c", "d")), 16);
         assertThat(TokenIntervals.ownedInNone(List.of(three), 3, "a")).as("at RF 3 of 3, a owns everything").isEmpty();
         List<Interval> leftovers = TokenIntervals.ownedInNone(List.of(four), 2, "a");
         List<Interval> leftoversOfBoth = TokenIntervals.ownedInNone(List.of(three, four), 2, "a");

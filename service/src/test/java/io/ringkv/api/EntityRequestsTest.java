@@ -14,11 +14,12 @@ import io.ringkv.overload.OverloadedException;
 import io.ringkv.replication.Placement;
 import io.ringkv.replication.ReplicationFactor;
 import io.ringkv.ring.HashRing;
+import io.ringkv.ring.Member;
 
 class EntityRequestsTest {
 
-    private static final HashRing TWO = new HashRing(List.of("a", "b"), 8);
-    private static final HashRing THREE = new HashRing(List.of("a", "b", "c"), 8);
+    private static final HashRing TWO = new HashRing(Member.named(List.of("a", "b")), 8);
+    private static final HashRing THREE = new HashRing(Member.named(List.of("a", "b", "c")), 8);
 
     private static ServerRequest request(String query) {
         return MockServerRequest.builder().uri(URI.create("http://node/v0/entity?" + query)).build();

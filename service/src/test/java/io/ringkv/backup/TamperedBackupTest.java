@@ -26,6 +26,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.ringkv.overload.Throttle;
 import io.ringkv.replication.Placement;
 import io.ringkv.ring.HashRing;
+import io.ringkv.ring.Member;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.support.TestStores;
 
@@ -69,7 +70,7 @@ class TamperedBackupTest {
                 .until(() -> node.progress().map(progress -> !progress.running()).orElse(false));
         assertThat(node.progress().orElseThrow().phase()).isEqualTo("done");
         manifest = Manifests.node(store, id, NODE);
-        HashRing ring = new HashRing(List.of(NODE), 8);
+        HashRing ring = new HashRing(Member.named(List.of(NODE)), 8);
         restore = new Restore(cluster, store, staging, () -> new Placement(ring, ring, List.of(), name -> null), 1,
                 Duration.ofSeconds(5), System::currentTimeMillis, metrics);
     }

@@ -40,7 +40,7 @@ class UnknownSettingsTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-            "ringkv.cluster.zone=a | Unknown setting ringkv.cluster.zone (did you mean ringkv.cluster.port?)",
+            "ringkv.cluster.ports=7070 | Unknown setting ringkv.cluster.ports (did you mean ringkv.cluster.port?)",
             "ringkv.replication.factr=3 | Unknown setting ringkv.replication.factr (did you mean ringkv.replication.factor?)",
             "ringkv.tls.enable=true | Unknown setting ringkv.tls.enable (did you mean ringkv.tls.enabled?)",
             "ringkv.security.token-file=/x | Unknown setting ringkv.security.token-file (did you mean ringkv.security.tokens-file?)",

@@ -304,7 +304,7 @@ class DnsDiscoveryIT {
      * the node's own store, read over its cluster port.
      */
     private static void assertHoldsWhatItOwns(Node node, List<String> members, List<String> keys) {
-        HashRing ring = new HashRing(members, 256);
+        HashRing ring = new HashRing(io.ringkv.ring.Member.named(members), 256);
         int owned = 0;
         try (PeerTestClient peer = new PeerTestClient(SECRET)) {
             for (String key : keys) {

@@ -40,7 +40,7 @@ class DocumentationTest {
     private static final Set<String> NOT_SETTINGS = Set.of(
             "ringkv.testing.replica-delay", // the tests' fault injector (io.ringkv.testing.ReplicaDelay)
             "ringkv.aot-training", // the image build's ahead-of-time training run (startup.TrainingRun)
-            "ringkv.cluster.zone", // configuration.md's example of an unknown setting, which a node refuses
+            "ringkv.cluster.ports", // configuration.md's example of an unknown setting, which a node refuses
             "ringkv.jar", "ringkv.json", "ringkv.yaml");
 
     @Test

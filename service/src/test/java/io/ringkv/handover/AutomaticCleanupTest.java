@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import io.ringkv.handover.AutomaticCleanup.Observation;
 import io.ringkv.handover.AutomaticCleanup.Steady;
 import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.Member;
 import io.ringkv.ring.MemberState;
 
 /**
@@ -25,7 +26,7 @@ class AutomaticCleanupTest {
     private static final long T0 = 1_000_000;
     private static final BooleanSupplier SOMETHING_TO_DROP = () -> true;
 
-    private final ClusterMembership membership = ClusterMembership.fixed("http://a", List.of("http://a", "http://b", "http://c"), 16);
+    private final ClusterMembership membership = ClusterMembership.fixed(Member.named("http://a"), Member.named(List.of("http://a", "http://b", "http://c")), 16);
     private final ClusterMembership.View view = membership.view();
 
     @Test
@@ -100,7 +101,7 @@ class AutomaticCleanupTest {
 
     @Test
     void notWhileAMemberJoinsHoweverLongItTakes() {
-        membership.update(Set.of("http://a", "http://b", "http://c", "http://d"));
+        membership.update(Member.named(Set.of("http://a", "http://b", "http://c", "http://d")));
         membership.setState("http://d", MemberState.JOINING);
         var seen = settled(new Steady(membership.view(), T0), T0 + 10 * SETTLE.toMillis());
         assertThat(AutomaticCleanup.shouldStart(SETTLE, seen, SOMETHING_TO_DROP)).isFalse();

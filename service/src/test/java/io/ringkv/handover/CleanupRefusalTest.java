@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.ringkv.record.Record;
 import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.Member;
 import io.ringkv.ring.MemberState;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.support.TestStores;
@@ -28,7 +29,7 @@ class CleanupRefusalTest {
     @Test
     void notOnARingDiscoveryHasNotFilledInYet() {
         try (RocksStore store = TestStores.open(dir)) {
-            Cleanup cleanup = new Cleanup(store, Schedulers.immediate(), ClusterMembership.discovered("http://a", 16), 3, null, peer -> null);
+            Cleanup cleanup = new Cleanup(store, Schedulers.immediate(), ClusterMembership.discovered(Member.named("http://a"), 16), 3, null, peer -> null);
             assertThatThrownBy(cleanup::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("known ring");
         }
     }
@@ -36,9 +37,9 @@ class CleanupRefusalTest {
     @Test
     void notWhileMembersJoinOrLeave() {
         try (RocksStore store = TestStores.open(dir)) {
-            ClusterMembership membership = ClusterMembership.fixed("http://a", List.of("http://a", "http://b", "http://c"), 16);
+            ClusterMembership membership = ClusterMembership.fixed(Member.named("http://a"), Member.named(List.of("http://a", "http://b", "http://c")), 16);
             Cleanup cleanup = new Cleanup(store, Schedulers.immediate(), membership, 1, null, peer -> null);
-            membership.update(Set.of("http://a", "http://b", "http://c", "http://d"));
+            membership.update(Member.named(Set.of("http://a", "http://b", "http://c", "http://d")));
             membership.setState("http://d", MemberState.JOINING);
             assertThatThrownBy(cleanup::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("data is moving");
             membership.setState("http://d", MemberState.NORMAL);
@@ -51,7 +52,7 @@ class CleanupRefusalTest {
     @Test
     void dropsNothingWhileAnOwnerIsOutOfReach() {
         try (RocksStore store = TestStores.open(dir)) {
-            ClusterMembership membership = ClusterMembership.fixed("http://a", List.of("http://a", "http://b", "http://c"), 16);
+            ClusterMembership membership = ClusterMembership.fixed(Member.named("http://a"), Member.named(List.of("http://a", "http://b", "http://c")), 16);
             byte[] notOwned = IntStream.range(0, 100).mapToObj(i -> ("k" + i).getBytes(StandardCharsets.UTF_8))
                     .filter(key -> !membership.ring().replicasFor(key, 1).contains("http://a"))
                     .findFirst().orElseThrow();

@@ -33,6 +33,7 @@ import io.ringkv.peer.client.PeerClient;
 import io.ringkv.record.KeyedRecord;
 import io.ringkv.record.RecordBatch;
 import io.ringkv.ring.HashRing;
+import io.ringkv.ring.Member;
 import io.ringkv.support.NodeProcess;
 import io.ringkv.support.PeerTestClient;
 import io.ringkv.support.S3Server;
@@ -183,7 +184,7 @@ class BackupRestoreIT {
      * the newest acknowledged (a tombstone for a deleted key).
      */
     private static List<String> census(List<NodeProcess> cluster, Map<Integer, Optional<String>> expected) {
-        HashRing ring = new HashRing(cluster.stream().map(NodeProcess::url).toList(), HashRing.DEFAULT_VNODES);
+        HashRing ring = new HashRing(Member.named(cluster.stream().map(NodeProcess::url).toList()), HashRing.DEFAULT_VNODES);
         Map<String, List<byte[]>> owned = new HashMap<>();
         for (int i = 0; i < KEYS; i++) {
             byte[] key = key(i).getBytes(StandardCharsets.UTF_8);

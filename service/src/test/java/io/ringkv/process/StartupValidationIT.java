@@ -28,7 +28,7 @@ class StartupValidationIT {
             "bad timeout          | ringkv.replication.timeout | --ringkv.replication.timeout=soon  | --ringkv.cluster.peers=",
             "peers but no secret  | ringkv.cluster.secret | --ringkv.cluster.self=http://127.0.0.1:1 | --ringkv.cluster.peers=http://127.0.0.1:1,http://127.0.0.1:2",
             "cluster port too big | ringkv.cluster.port | --ringkv.cluster.port=70000             | --ringkv.cluster.peers=",
-            "unknown setting      | Unknown setting ringkv.cluster.zone (did you mean ringkv.cluster.port?) | --ringkv.cluster.zone=a | --ringkv.cluster.peers=",
+            "unknown setting      | Unknown setting ringkv.cluster.ports (did you mean ringkv.cluster.port?) | --ringkv.cluster.ports=7070 | --ringkv.cluster.peers=",
     })
     void stopsWithOneLineNamingTheSetting(String scenario, String setting, String first, String second) throws Exception {
         Files.writeString(dir.resolve("a-file"), "not a directory");

@@ -21,6 +21,7 @@ import io.ringkv.record.HybridClock;
 import io.ringkv.record.KeyedRecord;
 import io.ringkv.record.Record;
 import io.ringkv.ring.HashRing;
+import io.ringkv.ring.Member;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.support.TestStores;
 import reactor.core.publisher.Flux;
@@ -52,7 +53,7 @@ class CoordinatorReadTest {
         clock = new HybridClock(() -> NOW_MILLIS, 500);
         LocalReplica local = new LocalReplica("self", store, Schedulers.boundedElastic(), new ReplicaWindow(16, 1 << 20));
         peer = new Peer(Record.value(HybridClock.timestampAt(NOW_MILLIS - 10), TestStores.bytes("peer's")));
-        HashRing ring = new HashRing(List.of("self", "peer"), 8);
+        HashRing ring = new HashRing(Member.named(List.of("self", "peer")), 8);
         placement = new Placement(ring, ring, List.of(), name -> name.equals("self") ? local : peer);
         coordinator = new Coordinator(null, clock, Duration.ofSeconds(2), Duration.ofSeconds(1), 2, MissedWrites.NONE,
                 new SimpleMeterRegistry());

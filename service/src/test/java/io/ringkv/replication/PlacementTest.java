@@ -11,13 +11,14 @@ import org.junit.jupiter.api.Test;
 import io.ringkv.record.KeyedRecord;
 import io.ringkv.record.Record;
 import io.ringkv.ring.HashRing;
+import io.ringkv.ring.Member;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 class PlacementTest {
 
-    private static final HashRing THREE = new HashRing(List.of("a", "b", "c"), HashRing.DEFAULT_VNODES);
-    private static final HashRing FOUR = new HashRing(List.of("a", "b", "c", "d"), HashRing.DEFAULT_VNODES);
+    private static final HashRing THREE = new HashRing(Member.named(List.of("a", "b", "c")), HashRing.DEFAULT_VNODES);
+    private static final HashRing FOUR = new HashRing(Member.named(List.of("a", "b", "c", "d")), HashRing.DEFAULT_VNODES);
 
     private static List<String> names(List<Replica> replicas) {
         return replicas.stream().map(Replica::name).toList();
@@ -43,7 +44,7 @@ class PlacementTest {
      */
     @Test
     void whileOneOfThreeIsRebuiltTwoOfThreeIsServedByTheOwnersAndWritesReachAllThree() {
-        HashRing owners = new HashRing(List.of("a", "b"), HashRing.DEFAULT_VNODES);
+        HashRing owners = new HashRing(Member.named(List.of("a", "b")), HashRing.DEFAULT_VNODES);
         Placement rebuilding = placement(owners, THREE);
         ReplicationFactor twoOfThree = new ReplicationFactor(2, 3);
         assertThat(rebuilding.served(twoOfThree)).isEqualTo(new ReplicationFactor(2, 2));
@@ -75,9 +76,9 @@ class PlacementTest {
     @Test
     void whileTwoMembersJoinWritesReachEachForWhatItOwnsAsTheOnlyNewcomer() {
         // d and e join together; d may finish first, and reads then use a, b, c, d.
-        HashRing five = new HashRing(List.of("a", "b", "c", "d", "e"), HashRing.DEFAULT_VNODES);
+        HashRing five = new HashRing(Member.named(List.of("a", "b", "c", "d", "e")), HashRing.DEFAULT_VNODES);
         HashRing withD = FOUR;
-        HashRing withE = new HashRing(List.of("a", "b", "c", "e"), HashRing.DEFAULT_VNODES);
+        HashRing withE = new HashRing(Member.named(List.of("a", "b", "c", "e")), HashRing.DEFAULT_VNODES);
         Placement joining = new Placement(THREE, five, List.of(withD, withE), name -> new NamedReplica(name));
         for (int i = 0; i < 300; i++) {
             byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);

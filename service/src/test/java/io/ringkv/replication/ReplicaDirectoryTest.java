@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.Member;
 import io.ringkv.ring.MemberState;
 import io.ringkv.ring.RingNotKnownException;
 
@@ -26,17 +27,17 @@ class ReplicaDirectoryTest {
 
     @Test
     void placesNoKeyUntilDiscoveryHasFoundTheMembers() {
-        ClusterMembership membership = ClusterMembership.discovered(SELF, 16);
+        ClusterMembership membership = ClusterMembership.discovered(Member.named(SELF), 16);
         // Found behind its peers' purges by a peer's PING before its own first round: JOINING, ring of itself.
         membership.setState(SELF, MemberState.JOINING);
         try (ReplicaDirectory directory = new ReplicaDirectory(membership, null, null, null, null, null)) {
             assertThatThrownBy(directory::placement).isInstanceOf(RingNotKnownException.class);
             assertThatThrownBy(directory::all).isInstanceOf(RingNotKnownException.class);
 
-            membership.update(Set.of(SELF, "http://node1:8080", "http://node2:8080"));
+            membership.update(Member.named(Set.of(SELF, "http://node1:8080", "http://node2:8080")));
             membership.markKnown();
 
-            assertThat(directory.placement().current().members())
+            assertThat(directory.placement().current().names())
                     .as("reads ask the members that hold data, not the one behind")
                     .containsExactlyInAnyOrder("http://node1:8080", "http://node2:8080");
             assertThat(directory.placement().size()).isEqualTo(2);
@@ -46,13 +47,13 @@ class ReplicaDirectoryTest {
     /** A member's own ping tells its state as its answers do: a node that turned NORMAL is read from at once. */
     @Test
     void theStateAMemberTellsInItsPingIsHeard() {
-        ClusterMembership membership = ClusterMembership.fixed(SELF, List.of(SELF, NODE_1, NODE_2), 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(SELF), Member.named(List.of(SELF, NODE_1, NODE_2)), 16);
         try (ReplicaDirectory directory = new ReplicaDirectory(membership, null, null, null, null, null)) {
             directory.toldInPing(NODE_2, status(MemberState.JOINING));
-            assertThat(directory.placement().current().members()).containsExactlyInAnyOrder(SELF, NODE_1);
+            assertThat(directory.placement().current().names()).containsExactlyInAnyOrder(SELF, NODE_1);
 
             directory.toldInPing(NODE_2, status(MemberState.NORMAL));
-            assertThat(directory.placement().current().members()).hasSize(3);
+            assertThat(directory.placement().current().names()).hasSize(3);
 
             directory.toldInPing(NODE_2, PeerStatus.UNKNOWN);
             assertThat(membership.state(NODE_2)).as("a ping that tells no state changes none").isEqualTo(MemberState.NORMAL);
@@ -66,7 +67,7 @@ class ReplicaDirectoryTest {
      */
     @Test
     void anAnswerThatCrossedTheMembersOwnPingDoesNotUndoIt() {
-        ClusterMembership membership = ClusterMembership.fixed(SELF, List.of(SELF, NODE_1, NODE_2), 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(SELF), Member.named(List.of(SELF, NODE_1, NODE_2)), 16);
         try (ReplicaDirectory directory = new ReplicaDirectory(membership, null, null, null, null, null)) {
             long probeSent = System.nanoTime();
             directory.toldInPing(NODE_2, status(MemberState.NORMAL));
@@ -81,12 +82,12 @@ class ReplicaDirectoryTest {
     /** What a member tells passes through the vetting (PurgeHorizonCheck: a store behind this node's purges is not read from). */
     @Test
     void aStateTheVettingKnowsBetterIsHeardInstead() {
-        ClusterMembership membership = ClusterMembership.fixed(SELF, List.of(SELF, NODE_1, NODE_2), 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(SELF), Member.named(List.of(SELF, NODE_1, NODE_2)), 16);
         try (ReplicaDirectory directory = new ReplicaDirectory(membership, null, null, null, null, null)) {
             directory.vetStates((member, status, told) -> member.equals(NODE_2) ? MemberState.JOINING : told);
             directory.answered(NODE_2, status(MemberState.NORMAL), System.nanoTime());
             directory.answered(NODE_1, status(MemberState.NORMAL), System.nanoTime());
-            assertThat(directory.placement().current().members()).containsExactlyInAnyOrder(SELF, NODE_1);
+            assertThat(directory.placement().current().names()).containsExactlyInAnyOrder(SELF, NODE_1);
             directory.toldInPing(NODE_2, status(MemberState.NORMAL));
             assertThat(membership.state(NODE_2)).isEqualTo(MemberState.JOINING);
         }
@@ -98,7 +99,7 @@ class ReplicaDirectoryTest {
      */
     @Test
     void aPingTellingAnotherStateThanTheKnownOneIsAChange() {
-        ClusterMembership membership = ClusterMembership.fixed(SELF, List.of(SELF, NODE_1, NODE_2), 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(SELF), Member.named(List.of(SELF, NODE_1, NODE_2)), 16);
         try (ReplicaDirectory directory = new ReplicaDirectory(membership, null, null, null, null, null)) {
             assertThat(directory.differsFromKnown(NODE_2, status(MemberState.NORMAL))).isFalse();
             assertThat(directory.differsFromKnown(NODE_2, status(MemberState.LEFT))).isTrue();
@@ -117,7 +118,7 @@ class ReplicaDirectoryTest {
 
     @Test
     void aFixedClusterIsKnownFromTheStart() {
-        ClusterMembership membership = ClusterMembership.fixed(SELF, List.of(SELF, "http://node1:8080"), 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(SELF), Member.named(List.of(SELF, "http://node1:8080")), 16);
         try (ReplicaDirectory directory = new ReplicaDirectory(membership, null, null, null, null, null)) {
             assertThat(directory.placement().size()).isEqualTo(2);
         }

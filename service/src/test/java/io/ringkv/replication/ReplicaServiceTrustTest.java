@@ -15,6 +15,7 @@ import io.ringkv.overload.Throttle;
 import io.ringkv.record.HybridClock;
 import io.ringkv.record.Record;
 import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.Member;
 import io.ringkv.ring.TokenIntervalSet;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.StorageException;
@@ -35,7 +36,7 @@ class ReplicaServiceTrustTest {
     void aRepairReportedFromTheFutureIsRefusedAndMembersAreTheRingsNames() {
         try (RocksStore store = TestStores.open(dir)) {
             RepairLedger ledger = new RepairLedger(store);
-            var membership = ClusterMembership.fixed("http://a:1", List.of("http://a:1", "http://b:1"), 8);
+            var membership = ClusterMembership.fixed(Member.named("http://a:1"), Member.named(List.of("http://a:1", "http://b:1")), 8);
             var service = new ReplicaService("http://a:1", store, new HybridClock(() -> NOW, 500), membership, ledger,
                     Throttle.of(1024));
 
@@ -53,7 +54,7 @@ class ReplicaServiceTrustTest {
     @Test
     void aWithheldStoreHandsNothingOut() {
         try (RocksStore store = TestStores.open(dir)) {
-            var membership = ClusterMembership.fixed("http://a:1", List.of("http://a:1", "http://b:1"), 8);
+            var membership = ClusterMembership.fixed(Member.named("http://a:1"), Member.named(List.of("http://a:1", "http://b:1")), 8);
             var service = new ReplicaService("http://a:1", store, new HybridClock(() -> NOW, 500), membership,
                     new RepairLedger(store), Throttle.of(1024));
             byte[] key = TestStores.bytes("deleted-elsewhere");

@@ -18,6 +18,7 @@ import io.ringkv.record.KeyedRecord;
 import io.ringkv.record.Record;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;
+import io.ringkv.ring.Member;
 import io.ringkv.ring.TokenIntervalSet;
 import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;
@@ -40,7 +41,7 @@ class TokenIntervalStreamTest {
     @Test
     void aLargeShareAndASmallOneAreStreamedExactly() {
         try (RocksStore store = TestStores.open(dir)) {
-            var membership = ClusterMembership.fixed("http://a:1", List.of("http://a:1", "http://b:1"), 8);
+            var membership = ClusterMembership.fixed(Member.named("http://a:1"), Member.named(List.of("http://a:1", "http://b:1")), 8);
             var service = new ReplicaService("http://a:1", store, new HybridClock(() -> NOW, 500), membership,
                     new RepairLedger(store), Throttle.of(1024));
             Map<String, Record> stored = new HashMap<>();

@@ -11,14 +11,14 @@ import org.junit.jupiter.api.Test;
 
 class ClusterMembershipTest {
 
-    private final ClusterMembership membership = ClusterMembership.fixed("a", List.of("a", "b", "c"), 16);
+    private final ClusterMembership membership = ClusterMembership.fixed(Member.named("a"), Member.named(List.of("a", "b", "c")), 16);
 
     @Test
     void aJoiningMemberTakesWritesButNoReadsUntilItIsNormal() {
         membership.setState("c", MemberState.JOINING);
         var view = membership.view();
-        assertThat(view.current().members()).containsExactly("a", "b");
-        assertThat(view.future().members()).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(view.current().names()).containsExactly("a", "b");
+        assertThat(view.future().names()).containsExactlyInAnyOrder("a", "b", "c");
 
         assertThat(view.joining()).containsOnlyKeys("c");
 
@@ -29,22 +29,22 @@ class ClusterMembershipTest {
 
     @Test
     void membersJoiningTogetherEachGetTheRingOfThemAloneWithTheCurrentOnes() {
-        var five = ClusterMembership.fixed("a", List.of("a", "b", "c", "d", "e"), 16);
+        var five = ClusterMembership.fixed(Member.named("a"), Member.named(List.of("a", "b", "c", "d", "e")), 16);
         five.setState("d", MemberState.JOINING);
         five.setState("e", MemberState.JOINING);
         var view = five.view();
-        assertThat(view.current().members()).containsExactlyInAnyOrder("a", "b", "c");
-        assertThat(view.joining().get("d").members()).containsExactlyInAnyOrder("a", "b", "c", "d");
-        assertThat(view.joining().get("e").members()).containsExactlyInAnyOrder("a", "b", "c", "e");
-        assertThat(view.future().members()).hasSize(5);
+        assertThat(view.current().names()).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(view.joining().get("d").names()).containsExactlyInAnyOrder("a", "b", "c", "d");
+        assertThat(view.joining().get("e").names()).containsExactlyInAnyOrder("a", "b", "c", "e");
+        assertThat(view.future().names()).hasSize(5);
     }
 
     @Test
     void aLeavingMemberServesReadsButIsLeftOutOfTheFuture() {
         membership.setState("b", MemberState.LEAVING);
         var view = membership.view();
-        assertThat(view.current().members()).containsExactlyInAnyOrder("a", "b", "c");
-        assertThat(view.future().members()).containsExactly("a", "c");
+        assertThat(view.current().names()).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(view.future().names()).containsExactly("a", "c");
     }
 
     /**
@@ -54,7 +54,7 @@ class ClusterMembershipTest {
      */
     @Test
     void membersThatLeftAreAskedForNothing() {
-        var five = ClusterMembership.fixed("a", List.of("a", "b", "c", "d", "e"), 16);
+        var five = ClusterMembership.fixed(Member.named("a"), Member.named(List.of("a", "b", "c", "d", "e")), 16);
         five.setState("d", MemberState.LEAVING);
         five.setState("e", MemberState.LEAVING);
         byte[] sharedByTheTwo = IntStream.range(0, 10_000).mapToObj(i -> ("key-" + i).getBytes(StandardCharsets.UTF_8))
@@ -65,8 +65,8 @@ class ClusterMembershipTest {
         five.setState("e", MemberState.LEFT);
 
         var view = five.view();
-        assertThat(view.current().members()).containsExactlyInAnyOrder("a", "b", "c");
-        assertThat(view.future().members()).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(view.current().names()).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(view.future().names()).containsExactlyInAnyOrder("a", "b", "c");
         assertThat(view.joining()).as("not taken for joiners").isEmpty();
         assertThat(view.current().replicasFor(sharedByTheTwo, 3)).containsExactlyInAnyOrder("a", "b", "c");
         assertThat(five.othersHoldData()).isTrue();
@@ -76,10 +76,10 @@ class ClusterMembershipTest {
     @Test
     void aMemberThatLeftTheRingForgetsItsState() {
         membership.setState("b", MemberState.LEAVING);
-        membership.update(Set.of("a", "c"));
+        membership.update(Member.named(Set.of("a", "c")));
         assertThat(membership.state("b")).isEqualTo(MemberState.NORMAL);
-        membership.update(Set.of("a", "b", "c"));
-        assertThat(membership.view().future().members()).as("back, with no state left over").contains("b");
+        membership.update(Member.named(Set.of("a", "b", "c")));
+        assertThat(membership.view().future().names()).as("back, with no state left over").contains("b");
     }
 
     /**
@@ -89,19 +89,19 @@ class ClusterMembershipTest {
      */
     @Test
     void aNewStoreAmongListedPeersPullsOnlyIfOneSaysItHoldsData() {
-        var joining = ClusterMembership.fixedJoining("a", List.of("a", "b", "c"), 16);
+        var joining = ClusterMembership.fixedJoining(Member.named("a"), Member.named(List.of("a", "b", "c")), 16);
         joining.setState("a", MemberState.JOINING);
         assertThat(joining.isKnown()).as("not before it asked its peers").isFalse();
         assertThat(joining.othersHoldData()).as("no peer answered yet").isFalse();
 
         joining.setState("b", MemberState.JOINING);
         assertThat(joining.othersHoldData()).as("a new cluster: every member joining").isFalse();
-        assertThat(joining.view().current().members()).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(joining.view().current().names()).containsExactlyInAnyOrder("a", "b", "c");
 
         joining.setState("c", MemberState.NORMAL);
         assertThat(joining.othersHoldData()).isTrue();
-        assertThat(joining.view().current().members()).as("reads ask only who said it holds data").containsExactly("c");
-        assertThat(joining.view().joining().get("a").members()).as("what it pulls and takes writes for")
+        assertThat(joining.view().current().names()).as("reads ask only who said it holds data").containsExactly("c");
+        assertThat(joining.view().joining().get("a").names()).as("what it pulls and takes writes for")
                 .containsExactlyInAnyOrder("a", "c");
     }
 
@@ -112,7 +112,7 @@ class ClusterMembershipTest {
      */
     @Test
     void aJoinedNodePresumesEveryListedMemberHoldsDataUntilItSaysOtherwise() {
-        var joining = ClusterMembership.fixedJoining("a", List.of("a", "b", "c"), 16);
+        var joining = ClusterMembership.fixedJoining(Member.named("a"), Member.named(List.of("a", "b", "c")), 16);
         joining.setState("a", MemberState.JOINING);
         joining.setState("b", MemberState.NORMAL);
         assertThat(joining.state("c")).as("not heard from while it joins").isEqualTo(MemberState.JOINING);
@@ -122,7 +122,7 @@ class ClusterMembershipTest {
         assertThat(joining.view().current()).isSameAs(joining.view().ring());
 
         joining.setState("c", MemberState.JOINING);
-        assertThat(joining.view().current().members()).as("c said it joins").containsExactlyInAnyOrder("a", "b");
+        assertThat(joining.view().current().names()).as("c said it joins").containsExactlyInAnyOrder("a", "b");
     }
 
     /** A node restarted on its own data presumes what it saw: every listed member holds data, and there is nothing to pull. */
@@ -135,20 +135,48 @@ class ClusterMembershipTest {
 
     @Test
     void aMemberNotHeardFromIsPresumedToHoldDataOnlyIfItDid() {
-        var intended = ClusterMembership.discovered("a", 16, member -> member.equals("b"));
-        intended.update(Set.of("a", "b", "c"));
+        var intended = ClusterMembership.discovered(Member.named("a"), 16, member -> member.equals("b"));
+        intended.update(Member.named(Set.of("a", "b", "c")));
         assertThat(intended.state("b")).as("held data when this node last knew").isEqualTo(MemberState.NORMAL);
         assertThat(intended.state("c")).as("never heard of: a new pod").isEqualTo(MemberState.JOINING);
-        assertThat(intended.view().current().members()).containsExactlyInAnyOrder("a", "b");
+        assertThat(intended.view().current().names()).containsExactlyInAnyOrder("a", "b");
         assertThat(intended.view().joining()).containsOnlyKeys("c");
 
         intended.setState("c", MemberState.NORMAL);
-        assertThat(intended.view().current().members()).as("it told its state").containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(intended.view().current().names()).as("it told its state").containsExactlyInAnyOrder("a", "b", "c");
 
-        var newVolume = ClusterMembership.discovered("a", 16, member -> false);
-        newVolume.update(Set.of("a", "b", "c"));
+        var newVolume = ClusterMembership.discovered(Member.named("a"), 16, member -> false);
+        newVolume.update(Member.named(Set.of("a", "b", "c")));
         assertThat(newVolume.othersHoldData()).as("a pod on a new volume, its peers not heard from").isFalse();
         newVolume.setState("b", MemberState.NORMAL);
         assertThat(newVolume.othersHoldData()).isTrue();
+    }
+
+    /** What members tell of themselves changes the ring's members, not its version or where keys live. */
+    @Test
+    void attributesAloneKeepTheVersionAndThePlacement() {
+        HashRing before = membership.ring();
+        List<ClusterMembership.View> heard = new java.util.ArrayList<>();
+        membership.onChange(heard::add);
+
+        membership.update(List.of(Member.named("a"), Member.inZone("b", "zone-b"), Member.inZone("c", "zone-c")));
+
+        assertThat(membership.view().version()).isEqualTo(1);
+        assertThat(membership.ring().members()).extracting(Member::zone)
+                .containsExactly(java.util.Optional.empty(), java.util.Optional.of("zone-b"), java.util.Optional.of("zone-c"));
+        assertThat(heard).as("told as a change of the view").hasSize(1);
+        for (int i = 0; i < 1000; i++) {
+            byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+            assertThat(membership.ring().replicasFor(key, 2)).isEqualTo(before.replicasFor(key, 2));
+        }
+        membership.update(List.of(Member.named("a"), Member.inZone("b", "zone-b"), Member.inZone("c", "zone-c")));
+        assertThat(heard).as("nothing new, nothing told").hasSize(1);
+    }
+
+    @Test
+    void thisNodeIsAsItIsSetUpWhateverTheListSays() {
+        var zoned = ClusterMembership.fixed(Member.inZone("a", "zone-a"), Member.named(List.of("a", "b")), 16);
+        assertThat(zoned.ring().members()).containsExactly(Member.inZone("a", "zone-a"), Member.named("b"));
+        assertThat(zoned.selfMember().zone()).contains("zone-a");
     }
 }

@@ -17,7 +17,7 @@ class HashRingTest {
 
     @Test
     void spreadsAMillionRandomKeysEvenlyOverThreeNodes() {
-        HashRing ring = new HashRing(THREE, HashRing.DEFAULT_VNODES);
+        HashRing ring = new HashRing(Member.named(THREE), HashRing.DEFAULT_VNODES);
         Map<String, Integer> owned = new HashMap<>();
         SplittableRandom random = new SplittableRandom(42);
         int keys = 1_000_000;
@@ -35,7 +35,7 @@ class HashRingTest {
 
     @Test
     void replicasForASmallerCountArePrefixOfALargerOne() {
-        HashRing ring = new HashRing(THREE, HashRing.DEFAULT_VNODES);
+        HashRing ring = new HashRing(Member.named(THREE), HashRing.DEFAULT_VNODES);
         for (int i = 0; i < 1000; i++) {
             byte[] key = ByteBuffer.allocate(4).putInt(i).array();
             List<String> all = ring.replicasFor(key, 3);
@@ -47,8 +47,8 @@ class HashRingTest {
 
     @Test
     void placementDependsOnNamesOnlyNotOnTheirOrder() {
-        HashRing ring = new HashRing(THREE, HashRing.DEFAULT_VNODES);
-        HashRing shuffled = new HashRing(List.of(THREE.get(2), THREE.get(0), THREE.get(1)), HashRing.DEFAULT_VNODES);
+        HashRing ring = new HashRing(Member.named(THREE), HashRing.DEFAULT_VNODES);
+        HashRing shuffled = new HashRing(Member.named(List.of(THREE.get(2), THREE.get(0), THREE.get(1))), HashRing.DEFAULT_VNODES);
         for (int i = 0; i < 1000; i++) {
             byte[] key = ("k" + i).getBytes();
             assertThat(shuffled.replicasFor(key, 3)).isEqualTo(ring.replicasFor(key, 3));
@@ -57,8 +57,8 @@ class HashRingTest {
 
     @Test
     void addingANodeMovesOnlyKeysToTheNewNode() {
-        HashRing before = new HashRing(THREE, HashRing.DEFAULT_VNODES);
-        HashRing after = new HashRing(List.of(THREE.get(0), THREE.get(1), THREE.get(2), "http://node-d:8080"), HashRing.DEFAULT_VNODES);
+        HashRing before = new HashRing(Member.named(THREE), HashRing.DEFAULT_VNODES);
+        HashRing after = new HashRing(Member.named(List.of(THREE.get(0), THREE.get(1), THREE.get(2), "http://node-d:8080")), HashRing.DEFAULT_VNODES);
         int moved = 0;
         int keys = 100_000;
         for (int i = 0; i < keys; i++) {
@@ -76,9 +76,9 @@ class HashRingTest {
 
     @Test
     void rejectsCountsOutsideTheRing() {
-        HashRing ring = new HashRing(THREE, HashRing.DEFAULT_VNODES);
+        HashRing ring = new HashRing(Member.named(THREE), HashRing.DEFAULT_VNODES);
         assertThatThrownBy(() -> ring.replicasFor(new byte[] {1}, 4)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> ring.replicasFor(new byte[] {1}, 0)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new HashRing(List.of(), HashRing.DEFAULT_VNODES)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new HashRing(Member.named(List.of()), HashRing.DEFAULT_VNODES)).isInstanceOf(IllegalArgumentException.class);
     }
 }

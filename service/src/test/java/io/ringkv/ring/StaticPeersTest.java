@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -22,25 +23,43 @@ class StaticPeersTest {
 
     @Test
     void theRingIsKnownOnceEveryPeerAnsweredOrFailed() {
-        var membership = ClusterMembership.fixedJoining("a", List.of("a", "b", "c"), 16);
-        Map<String, Sinks.One<Boolean>> probes = new ConcurrentHashMap<>();
+        var membership = ClusterMembership.fixedJoining(Member.named("a"), Member.named(List.of("a", "b", "c")), 16);
+        Map<String, Sinks.One<Optional<Member>>> probes = new ConcurrentHashMap<>();
         var peers = new StaticPeers(membership, Duration.ofSeconds(5),
                 member -> probes.computeIfAbsent(member, name -> Sinks.one()).asMono());
 
         peers.round().subscribe();
         assertThat(probes.keySet()).as("every peer, not itself").isEqualTo(Set.of("b", "c"));
 
-        probes.get("b").tryEmitValue(true);
+        probes.get("b").tryEmitValue(Optional.of(Member.named("b")));
         assertThat(membership.isKnown()).as("c has neither answered nor failed yet").isFalse();
-        probes.get("c").tryEmitValue(false);
+        probes.get("c").tryEmitValue(Optional.empty());
         assertThat(membership.isKnown()).as("c failed: not waited for").isTrue();
     }
 
     @Test
     void aNodeAloneKnowsItsRingAtOnce() {
-        var membership = ClusterMembership.fixedJoining("a", List.of("a"), 16);
-        new StaticPeers(membership, Duration.ofSeconds(5), member -> Mono.just(true)).round().block(Duration.ofSeconds(1));
+        var membership = ClusterMembership.fixedJoining(Member.named("a"), Member.named(List.of("a")), 16);
+        new StaticPeers(membership, Duration.ofSeconds(5), member -> Mono.just(Optional.of(Member.named(member)))).round().block(Duration.ofSeconds(1));
         assertThat(membership.isKnown()).isTrue();
         assertThat(membership.othersHoldData()).isFalse();
+    }
+
+    /** A static list names the members; what each is besides (its zone) it tells when it answers. */
+    @Test
+    void theRingTakesWhatEachPeerTellsOfItselfAndKeepsItsPlacement() {
+        var membership = ClusterMembership.fixed(Member.inZone("a", "zone-a"), Member.named(List.of("a", "b", "c")), 16);
+        HashRing before = membership.ring();
+        new StaticPeers(membership, Duration.ofSeconds(5),
+                member -> Mono.just(member.equals("b") ? Optional.of(Member.inZone("b", "zone-b")) : Optional.<Member>empty()))
+                .round().block(Duration.ofSeconds(1));
+
+        assertThat(membership.ring().members()).containsExactly(Member.inZone("a", "zone-a"), Member.inZone("b", "zone-b"),
+                Member.named("c"));
+        assertThat(membership.view().version()).as("nothing moved: the same version").isEqualTo(1);
+        for (int i = 0; i < 1000; i++) {
+            byte[] key = ("k" + i).getBytes();
+            assertThat(membership.ring().replicasFor(key, 2)).isEqualTo(before.replicasFor(key, 2));
+        }
     }
 }

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.ringkv.antientropy.RepairLedger;
 import io.ringkv.record.HybridClock;
 import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.Member;
 import io.ringkv.ring.MemberState;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.support.TestStores;
@@ -48,7 +49,7 @@ class PurgeCutoffTest {
 
     @Test
     void olderThanTheGracePeriodAndTheLastRepairWithEveryMember() {
-        PurgeHorizon horizon = horizon(ClusterMembership.fixed(A, List.of(A, B, C), 16));
+        PurgeHorizon horizon = horizon(ClusterMembership.fixed(Member.named(A), Member.named(List.of(A, B, C)), 16));
         assertThat(horizon.cutoff(1_000)).isEqualTo(HybridClock.timestampAt(1_000));
         assertThat(horizon.cutoff(45_000)).isEqualTo(HybridClock.timestampAt(2_000));
         assertThat(ledger.purgedBefore()).as("the horizon its peers check").isEqualTo(HybridClock.timestampAt(2_000));
@@ -59,7 +60,7 @@ class PurgeCutoffTest {
         // One copy of each key: no two members share a range, but the horizon peers check must
         // still not pass any member's last repair.
         // (The horizon takes no replication factor: it waits for every member whatever they share.)
-        ClusterMembership membership = ClusterMembership.fixed(A, List.of(A, B, C), 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(A), Member.named(List.of(A, B, C)), 16);
         PurgeHorizon horizon = new PurgeHorizon(membership, ledger, now::get);
         assertThat(horizon.cutoff(45_000)).isEqualTo(HybridClock.timestampAt(2_000));
     }
@@ -68,16 +69,16 @@ class PurgeCutoffTest {
     void aJoiningMemberHoldsPurgesBackLikeAnyOther() {
         // In a new cluster members turn NORMAL one by one, pulling nothing: a node that purged
         // while C was still JOINING would be past the start of C's first repair with it.
-        ClusterMembership membership = ClusterMembership.fixed(A, List.of(A, B, C), 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(A), Member.named(List.of(A, B, C)), 16);
         membership.setState(C, MemberState.JOINING);
         assertThat(horizon(membership).cutoff(45_000)).isEqualTo(HybridClock.timestampAt(2_000));
     }
 
     @Test
     void aPeerOffTheRingWithoutHandingOverHoldsPurgesBackForAGracePeriodThenIsForgotten() {
-        ClusterMembership membership = ClusterMembership.fixed(A, List.of(A, B, C), 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(A), Member.named(List.of(A, B, C)), 16);
         PurgeHorizon horizon = horizon(membership);
-        membership.update(Set.of(A, B)); // C gone from DNS, at 50 s
+        membership.update(Member.named(Set.of(A, B))); // C gone from DNS, at 50 s
 
         assertThat(horizon.cutoff(45_000)).as("C went 5 s ago").isEqualTo(HybridClock.timestampAt(2_000));
         assertThat(horizon.cutoff(50_000 - 1)).isEqualTo(HybridClock.timestampAt(2_000));
@@ -88,10 +89,10 @@ class PurgeCutoffTest {
 
     @Test
     void aPeerThatHandedItsDataOverIsForgottenAtOnce() {
-        ClusterMembership membership = ClusterMembership.fixed(A, List.of(A, B, C), 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(A), Member.named(List.of(A, B, C)), 16);
         PurgeHorizon horizon = horizon(membership);
         membership.setState(C, MemberState.LEAVING);
-        membership.update(Set.of(A, B));
+        membership.update(Member.named(Set.of(A, B)));
 
         assertThat(horizon.cutoff(45_000)).isEqualTo(HybridClock.timestampAt(3_000));
         assertThat(ledger.lastRepairs()).containsOnlyKeys(B);
@@ -99,12 +100,12 @@ class PurgeCutoffTest {
 
     @Test
     void aPeerThatComesBackIsNoLongerAbsent() {
-        ClusterMembership membership = ClusterMembership.fixed(A, List.of(A, B, C), 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(A), Member.named(List.of(A, B, C)), 16);
         PurgeHorizon horizon = horizon(membership);
-        membership.update(Set.of(A, B));
-        membership.update(Set.of(A, B, C));
+        membership.update(Member.named(Set.of(A, B)));
+        membership.update(Member.named(Set.of(A, B, C)));
         now.set(70_000);
-        membership.update(Set.of(A, B)); // gone again, at 70 s: its absence counts from then
+        membership.update(Member.named(Set.of(A, B))); // gone again, at 70 s: its absence counts from then
         assertThat(horizon.cutoff(55_000)).isEqualTo(HybridClock.timestampAt(2_000));
         assertThat(ledger.lastRepairs()).containsKeys(B, C);
     }
@@ -112,17 +113,17 @@ class PurgeCutoffTest {
     @Test
     void aPeerOffTheRingSinceThisNodeStartedCountsFromTheStart() {
         // Restarted while C was away: its ledger still has C, its ring never had it.
-        ClusterMembership membership = ClusterMembership.fixed(A, List.of(A, B), 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(A), Member.named(List.of(A, B)), 16);
         PurgeHorizon horizon = horizon(membership);
         assertThat(horizon.cutoff(45_000)).isEqualTo(HybridClock.timestampAt(2_000));
     }
 
     @Test
     void nothingIsPurgedBeforeTheRingIsKnownNorWhileJoining() {
-        ClusterMembership discovering = ClusterMembership.discovered(A, 16);
+        ClusterMembership discovering = ClusterMembership.discovered(Member.named(A), 16);
         assertThat(horizon(discovering).cutoff(45_000)).as("its ring is itself alone").isZero();
 
-        ClusterMembership joining = ClusterMembership.fixed(A, List.of(A, B, C), 16);
+        ClusterMembership joining = ClusterMembership.fixed(Member.named(A), Member.named(List.of(A, B, C)), 16);
         joining.setState(A, MemberState.JOINING);
         assertThat(horizon(joining).cutoff(45_000)).isZero();
         assertThat(ledger.purgedBefore()).isZero();

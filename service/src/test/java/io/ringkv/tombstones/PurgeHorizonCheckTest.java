@@ -23,6 +23,7 @@ import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.record.HybridClock;
 import io.ringkv.record.Record;
 import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.Member;
 import io.ringkv.ring.MemberState;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.support.TestStores;
@@ -58,7 +59,7 @@ class PurgeHorizonCheckTest {
 
     @Test
     void horizonsWithinTheRepairsChangeNothing() {
-        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(SELF), Member.named(MEMBERS), 16);
         PurgeHorizonCheck check = check(membership, memberLedger(), true);
         check.observe("http://b", holding(HybridClock.timestampAt(LAST_REPAIR_WITH_B)));
         check.observe("http://c", holding(0)); // told none (an older peer, or it never purged)
@@ -69,7 +70,7 @@ class PurgeHorizonCheckTest {
 
     @Test
     void aStoreBehindAPeersPurgesStopsServingAtOnceAndIsClearedAtItsNextStart() {
-        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(SELF), Member.named(MEMBERS), 16);
         PurgeHorizonCheck check = check(membership, memberLedger(), true);
 
         check.observe("http://b", holding(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 1));
@@ -97,7 +98,7 @@ class PurgeHorizonCheckTest {
         ExecutorService pings = Executors.newFixedThreadPool(2);
         try {
             for (int round = 0; round < 200; round++) {
-                ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+                ClusterMembership membership = ClusterMembership.fixed(Member.named(SELF), Member.named(MEMBERS), 16);
                 PurgeHorizonCheck check = check(membership, ledger, true);
                 CyclicBarrier together = new CyclicBarrier(2);
                 List<Future<MemberState>> answers = Stream.of("http://b", "http://c").map(peer -> pings.submit(() -> {
@@ -116,7 +117,7 @@ class PurgeHorizonCheckTest {
 
     @Test
     void aPeerNeverRepairedWithThatPurgedIsAMiss() {
-        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(SELF), Member.named(MEMBERS), 16);
         PurgeHorizonCheck check = check(membership, memberLedger(), true);
         check.observe("http://c", holding(1));
         assertThat(check.fellBehind()).isTrue();
@@ -125,7 +126,7 @@ class PurgeHorizonCheckTest {
     @Test
     void aJoiningNodeIsNotLookedAt() {
         // It pulls what the owners hold now, purges included.
-        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(SELF), Member.named(MEMBERS), 16);
         PurgeHorizonCheck check = check(membership, memberLedger(), true);
         membership.setState(SELF, MemberState.JOINING);
         check.observe("http://c", holding(Long.MAX_VALUE));
@@ -134,7 +135,7 @@ class PurgeHorizonCheckTest {
 
     @Test
     void aRepairThePeerRecordedAndThisNodeDidNotHearOfCounts() {
-        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(SELF), Member.named(MEMBERS), 16);
         PurgeHorizonCheck check = check(membership, memberLedger(), true);
         // c repaired with this node at 2,000 s; the news of its end did not arrive here.
         check.observe("http://c", new PeerStatus(MemberState.NORMAL.ordinal(), HybridClock.timestampAt(2_000_000), 2_000_000));
@@ -145,7 +146,7 @@ class PurgeHorizonCheckTest {
 
     @Test
     void aPeerThatDoesNotSayAgainstWhatItsHorizonIsMeasuredIsNotLookedAt() {
-        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(SELF), Member.named(MEMBERS), 16);
         PurgeHorizonCheck check = check(membership, memberLedger(), true);
         check.observe("http://c", new PeerStatus(MemberState.NORMAL.ordinal(), Long.MAX_VALUE, -1));
         assertThat(check.fellBehind()).isFalse();
@@ -153,7 +154,7 @@ class PurgeHorizonCheckTest {
 
     @Test
     void aJoiningPeerIsNotLookedAt() {
-        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(SELF), Member.named(MEMBERS), 16);
         PurgeHorizonCheck check = check(membership, memberLedger(), true);
         check.observe("http://c", new PeerStatus(MemberState.JOINING.ordinal(), Long.MAX_VALUE, 0));
         check.observe("http://c", PeerStatus.UNKNOWN);
@@ -162,7 +163,7 @@ class PurgeHorizonCheckTest {
 
     @Test
     void whenEachPurgedWithoutTheOtherNeitherStoreIsCleared() {
-        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(SELF), Member.named(MEMBERS), 16);
         RepairLedger ledger = memberLedgerPurgedBefore(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 5);
         PurgeHorizonCheck check = check(membership, ledger, true);
         PeerStatus purgedToo = holding(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 1);
@@ -176,7 +177,7 @@ class PurgeHorizonCheckTest {
 
     @Test
     void aStaticPeerListIsNotChecked() {
-        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(SELF), Member.named(MEMBERS), 16);
         PurgeHorizonCheck check = check(membership, memberLedger(), false);
         check.observe("http://c", holding(Long.MAX_VALUE));
         assertThat(check.fellBehind()).isFalse();
@@ -190,7 +191,7 @@ class PurgeHorizonCheckTest {
      */
     @Test
     void aPeerBehindThisStoresPurgesIsHeardAsJoiningWhateverItTells() {
-        ClusterMembership membership = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        ClusterMembership membership = ClusterMembership.fixed(Member.named(SELF), Member.named(MEMBERS), 16);
         RepairLedger ledger = memberLedgerPurgedBefore(HybridClock.timestampAt(LAST_REPAIR_WITH_B) + 1);
         PurgeHorizonCheck check = check(membership, ledger, true);
 
@@ -209,10 +210,10 @@ class PurgeHorizonCheckTest {
     @Test
     void aStaticPeerListOrAJoiningNodeHearsStatesAsTold() {
         RepairLedger ledger = memberLedgerPurgedBefore(Long.MAX_VALUE);
-        PurgeHorizonCheck staticList = check(ClusterMembership.fixed(SELF, MEMBERS, 16), ledger, false);
+        PurgeHorizonCheck staticList = check(ClusterMembership.fixed(Member.named(SELF), Member.named(MEMBERS), 16), ledger, false);
         assertThat(staticList.stateToHear("http://c", holding(0), MemberState.NORMAL)).isEqualTo(MemberState.NORMAL);
 
-        ClusterMembership joining = ClusterMembership.fixed(SELF, MEMBERS, 16);
+        ClusterMembership joining = ClusterMembership.fixed(Member.named(SELF), Member.named(MEMBERS), 16);
         joining.setState(SELF, MemberState.JOINING);
         PurgeHorizonCheck check = check(joining, ledger, true);
         assertThat(check.stateToHear("http://c", holding(0), MemberState.NORMAL)).isEqualTo(MemberState.NORMAL);
@@ -233,7 +234,7 @@ class PurgeHorizonCheckTest {
         int peers = 0;
         for (long horizon : horizons) {
             ours.purgedBefore(horizon);
-            PurgeHorizonCheck here = check(ClusterMembership.fixed(SELF, MEMBERS, 16), ours, true);
+            PurgeHorizonCheck here = check(ClusterMembership.fixed(Member.named(SELF), Member.named(MEMBERS), 16), ours, true);
             for (long peerRepair : peerRepairs) {
                 // The peer c: a member's store whose only record is its last repair with this node (0: none).
                 try (RocksStore peerStore = TestStores.open(dir.resolve("peer-" + peers++))) {
@@ -242,7 +243,7 @@ class PurgeHorizonCheckTest {
                     if (peerRepair > 0) {
                         theirs.repaired(SELF, peerRepair);
                     }
-                    PurgeHorizonCheck there = new PurgeHorizonCheck(ClusterMembership.fixed("http://c", MEMBERS, 16), theirs, true,
+                    PurgeHorizonCheck there = new PurgeHorizonCheck(ClusterMembership.fixed(Member.named("http://c"), Member.named(MEMBERS), 16), theirs, true,
                             () -> {
                             });
 
