@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -144,10 +145,10 @@ public final class ClusterMembership {
      */
     public void update(Collection<Member> members) {
         View before = view.get();
-        HashRing ring = new HashRing(members, vnodes);
-        if (ring.members().equals(before.ring().members())) {
+        if (Set.copyOf(before.ring().members()).equals(Set.copyOf(members))) {
             return;
         }
+        HashRing ring = new HashRing(members, vnodes);
         boolean sameNames = ring.names().equals(before.ring().names());
         View after = withMovement(sameNames ? before.version() : before.version() + 1, ring);
         if (!view.compareAndSet(before, after)) {

@@ -4,10 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 
 import com.dynatrace.hash4j.hashing.Hasher64;
@@ -78,12 +76,6 @@ public final class HashRing {
     /** The members' names, in order. */
     public List<String> names() {
         return names;
-    }
-
-    /** The member of that name, if it is on this ring. */
-    public Optional<Member> member(String name) {
-        int at = Collections.binarySearch(names, name);
-        return at >= 0 ? Optional.of(members.get(at)) : Optional.empty();
     }
 
     public int size() {

@@ -350,6 +350,15 @@ class PeerProtocolTest {
         }
     }
 
+    /** A PING tells what the caller is besides its name (its zone), after the fields an older node reads. */
+    @Test
+    void aPingTellsTheCallersAttributes() {
+        server();
+        PeerStatus zoned = new PeerStatus(2, 77, 1_000, Map.of("zone", "zone-a"));
+        assertThat(client().ping(zoned).block(WAIT)).as("a peer that tells none").isEqualTo(new PeerStatus(1, 42, 7));
+        assertThat(store.heard).as("what the caller told about itself").hasValue(zoned);
+    }
+
     /** Before the handshake a frame may be 4 KiB: a larger one ends the connection at once. */
     /** The messages repair is built on: a peer's status, digests, a token-ordered scan, a finished repair. */
     @Test
