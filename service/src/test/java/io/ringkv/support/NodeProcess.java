@@ -122,6 +122,18 @@ public final class NodeProcess implements AutoCloseable {
         return new NodeProcess(more, log, port, environment);
     }
 
+    /**
+     * The same node on another jar, such as an earlier version's (a rolling upgrade's), not started.
+     * Without the ahead-of-time cache: it is trained per jar, which takes a minute and a half,
+     * more than a test that starts a node or two of that jar saves.
+     */
+    public NodeProcess onJar(String jar) {
+        List<String> other = new ArrayList<>(command);
+        other.set(other.indexOf("--jar") + 1, jar);
+        other.remove("--aot");
+        return new NodeProcess(other, log, port, environment);
+    }
+
     /** The same node with these variables in its environment too, not started. */
     public NodeProcess withEnvironment(Map<String, String> variables) {
         Map<String, String> more = new HashMap<>(environment);
