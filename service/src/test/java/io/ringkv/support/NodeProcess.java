@@ -23,8 +23,8 @@ import java.util.function.IntPredicate;
  * theirs, so that its JVM flags are theirs too; the launcher execs the JVM, so this process is the
  * JVM itself (signals, resident memory). Its output goes to a log file that failing tests can show.
  * Like {@code bin/cluster}'s nodes and the image's, it starts from the jar's ahead-of-time cache
- * ({@code bin/aot-cache}, trained once per jar before the first node starts): a start then takes
- * about 40 % less CPU, and the process tests start some sixty nodes on two cores.
+ * ({@code bin/aot-cache}, trained once per jar before the first node starts) on a JDK 25 or newer:
+ * a start then takes about 40 % less CPU, and the process tests start some sixty nodes on two cores.
  */
 public final class NodeProcess implements AutoCloseable {
 
@@ -54,12 +54,18 @@ public final class NodeProcess implements AutoCloseable {
         if (launcher == null || !Files.isExecutable(Path.of(launcher))) {
             throw new IllegalStateException("bin/node is missing (" + launcher + "): run these tests with mvn verify");
         }
-        trainAheadOfTimeCache(launcher, jar);
-        List<String> command = new ArrayList<>(List.of(launcher, "--jar", jar, "--aot", "--heap", heap, "--server.port=" + port));
+        List<String> command = new ArrayList<>(List.of(launcher, "--jar", jar));
+        if (AHEAD_OF_TIME) {
+            trainAheadOfTimeCache(launcher, jar);
+            command.add("--aot");
+        }
+        command.addAll(List.of("--heap", heap, "--server.port=" + port));
         command.addAll(List.of(settings));
         return new NodeProcess(command, log, port, Map.of());
     }
 
+    /** The cache needs a JDK 25 (JEP 483, 515); on the older JDKs the build allows, nodes start from the jar alone. */
+    private static final boolean AHEAD_OF_TIME = Runtime.version().feature() >= 25;
     private static boolean aheadOfTimeCacheTrained;
 
     /**
