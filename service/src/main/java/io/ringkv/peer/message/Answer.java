@@ -30,36 +30,19 @@ public interface Answer extends Function<ByteBufAllocator, ByteBuf> {
 
     /** An answer that holds bytes of the peers' bound until its frame is written (or fails to be). */
     static Answer held(long heldBytes, Answer frame) {
-        return new Answer() {
-            @Override
-            public ByteBuf apply(ByteBufAllocator allocator) {
-                return frame.apply(allocator);
-            }
-
-            @Override
-            public long heldBytes() {
-                return heldBytes;
-            }
-        };
+        return new Shaped(frame, heldBytes, Duration.ZERO);
     }
 
     /** The answer, sent once the delay has passed. */
     static Answer paced(Answer answer, Duration delay) {
-        return new Answer() {
-            @Override
-            public ByteBuf apply(ByteBufAllocator allocator) {
-                return answer.apply(allocator);
-            }
+        return new Shaped(answer, answer.heldBytes(), delay);
+    }
 
-            @Override
-            public long heldBytes() {
-                return answer.heldBytes();
-            }
-
-            @Override
-            public Duration delay() {
-                return delay;
-            }
-        };
+    /** A frame with the bytes it holds and the delay before it is sent: what {@link #held} and {@link #paced} make. */
+    record Shaped(Answer frame, long heldBytes, Duration delay) implements Answer {
+        @Override
+        public ByteBuf apply(ByteBufAllocator allocator) {
+            return frame.apply(allocator);
+        }
     }
 }
