@@ -23,7 +23,7 @@ import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.reactive.function.server.support.RouterFunctionMapping;
 
-import io.ringkv.antientropy.AntiEntropy;
+import io.ringkv.repair.RepairScheduler;
 import io.ringkv.backup.Restore;
 import io.ringkv.handover.DataMovement;
 import io.ringkv.health.PeerMonitors;
@@ -93,11 +93,11 @@ public class ApiRoutes {
     @Bean
     RouterFunction<ServerResponse> publicApi(Settings settings, Coordinator coordinator, ClusterMembership membership,
             PeerMonitors monitors, ObjectProvider<DnsDiscovery> discovery, PeerServer peerServer, AdmissionControl admission,
-            ClientRequestMetrics metrics, AntiEntropy antiEntropy, DataMovement dataMovement, Readiness readiness,
+            ClientRequestMetrics metrics, RepairScheduler repairScheduler, DataMovement dataMovement, Readiness readiness,
             ObjectProvider<Restore> restore) {
         var entities = new EntityHandler(coordinator, admission, settings.maxValueBytes(), settings.bodyTimeout());
         Restore restores = restore.getIfAvailable();
-        var cluster = new ClusterHandler(membership, monitors, discovery.getIfAvailable(), peerServer.port(), antiEntropy,
+        var cluster = new ClusterHandler(membership, monitors, discovery.getIfAvailable(), peerServer.port(), repairScheduler,
                 dataMovement, restores == null ? Optional::empty : restores::progress);
         var routes = new Routes(admission, metrics);
         return RouterFunctions.route()

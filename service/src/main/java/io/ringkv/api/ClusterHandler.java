@@ -9,8 +9,8 @@ import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 
-import io.ringkv.antientropy.AntiEntropy;
-import io.ringkv.antientropy.RepairProgress;
+import io.ringkv.repair.RepairScheduler;
+import io.ringkv.repair.RepairProgress;
 import io.ringkv.backup.Progress;
 import io.ringkv.handover.DataMovement;
 import io.ringkv.health.PeerMonitors;
@@ -51,7 +51,7 @@ final class ClusterHandler {
     private final PeerMonitors monitors;
     private final DnsDiscovery discovery;
     private final int clusterPort;
-    private final AntiEntropy antiEntropy;
+    private final RepairScheduler repairScheduler;
     private final DataMovement dataMovement;
     private final Supplier<Optional<Progress>> restore;
 
@@ -60,9 +60,9 @@ final class ClusterHandler {
      * @param restore   this node's restore of a backup, if it ran one
      */
     ClusterHandler(ClusterMembership membership, PeerMonitors monitors, DnsDiscovery discovery, int clusterPort,
-            AntiEntropy antiEntropy, DataMovement dataMovement, Supplier<Optional<Progress>> restore) {
+            RepairScheduler repairScheduler, DataMovement dataMovement, Supplier<Optional<Progress>> restore) {
         this.restore = restore;
-        this.antiEntropy = antiEntropy;
+        this.repairScheduler = repairScheduler;
         this.dataMovement = dataMovement;
         this.membership = membership;
         this.monitors = monitors;
@@ -85,7 +85,7 @@ final class ClusterHandler {
                 .toList();
         return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(new ClusterView(membership.self(), clusterPort, view.version(), membership.isKnown(), members,
-                        antiEntropy.status().running(), dataMovement.running(), restore.get().orElse(null)));
+                        repairScheduler.status().running(), dataMovement.running(), restore.get().orElse(null)));
     }
 
     /** Where discovery last found the member, or else the host of its name. */

@@ -26,7 +26,7 @@ import org.springframework.util.StringUtils;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.ledger.RepairLedger;
 import io.ringkv.api.ApiRoutes;
 import io.ringkv.api.ClientDrain;
 import io.ringkv.health.PeerMonitors;

@@ -14,10 +14,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.ringkv.antientropy.AntiEntropy;
-import io.ringkv.antientropy.RangeSync;
-import io.ringkv.antientropy.RepairEndpoint;
-import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.repair.RepairScheduler;
+import io.ringkv.repair.RangeSync;
+import io.ringkv.repair.RepairEndpoint;
+import io.ringkv.ledger.RepairLedger;
 import io.ringkv.handover.AutomaticCleanup;
 import io.ringkv.handover.Cleanup;
 import io.ringkv.handover.CleanupEndpoint;
@@ -62,8 +62,8 @@ public class RepairConfiguration {
     }
 
     @Bean
-    RepairEndpoint repairEndpoint(AntiEntropy antiEntropy, Hints hints) {
-        return new RepairEndpoint(antiEntropy, hints::pendingByPeer);
+    RepairEndpoint repairEndpoint(RepairScheduler repairScheduler, Hints hints) {
+        return new RepairEndpoint(repairScheduler, hints::pendingByPeer);
     }
 
     @Bean
@@ -109,10 +109,10 @@ public class RepairConfiguration {
     }
 
     @Bean
-    AntiEntropy antiEntropy(ClusterMembership membership, ReplicaDirectory replicaDirectory, RangeSync rangeSync,
+    RepairScheduler repairScheduler(ClusterMembership membership, ReplicaDirectory replicaDirectory, RangeSync rangeSync,
             RepairLedger repairLedger, RingkvProperties properties, MeterRegistry meters) {
         var repair = properties.repair();
-        return new AntiEntropy(membership, replicaDirectory, rangeSync, repairLedger, properties.replication().factor(),
+        return new RepairScheduler(membership, replicaDirectory, rangeSync, repairLedger, properties.replication().factor(),
                 repair.enabled(), repair.interval(), System::currentTimeMillis, meters);
     }
 

@@ -13,9 +13,9 @@ import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.ringkv.antientropy.RangeSync;
-import io.ringkv.antientropy.RepairProgress;
-import io.ringkv.antientropy.TokenIntervals;
+import io.ringkv.repair.RangeSync;
+import io.ringkv.repair.RepairProgress;
+import io.ringkv.repair.TokenIntervals;
 import io.ringkv.record.KeyedRecord;
 import io.ringkv.replication.RemoteReplica;
 import io.ringkv.ring.ClusterMembership;

@@ -12,10 +12,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
-import io.ringkv.antientropy.RangeSync;
-import io.ringkv.antientropy.RepairLedger;
-import io.ringkv.antientropy.RepairProgress;
-import io.ringkv.antientropy.TokenIntervals;
+import io.ringkv.repair.RangeSync;
+import io.ringkv.ledger.RepairLedger;
+import io.ringkv.repair.RepairProgress;
+import io.ringkv.repair.TokenIntervals;
 import io.ringkv.replication.RemoteReplica;
 import io.ringkv.replication.ReplicaDirectory;
 import io.ringkv.ring.ClusterMembership;

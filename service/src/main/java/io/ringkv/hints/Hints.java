@@ -18,12 +18,12 @@ import org.slf4j.LoggerFactory;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.ledger.RepairLedger;
 import io.ringkv.lifecycle.PeriodicTask;
 import io.ringkv.overload.Throttle;
 import io.ringkv.record.Record;
 import io.ringkv.record.RecordCodec;
-import io.ringkv.replication.MissedWrites;
+import io.ringkv.replication.HintedHandoff;
 import io.ringkv.replication.RemoteReplica;
 import io.ringkv.storage.HintStore;
 import io.ringkv.storage.RocksStore;
@@ -41,7 +41,7 @@ import reactor.core.scheduler.Scheduler;
  * survives restarts: it is in the hint's key). Past either, its hints are dropped and the peer is
  * marked for a full repair instead ({@link RepairLedger#markForFullRepair}).
  */
-public final class Hints extends PeriodicTask implements MissedWrites {
+public final class Hints extends PeriodicTask implements HintedHandoff {
 
     private static final Logger log = LoggerFactory.getLogger(Hints.class);
     private static final int PAGE = 256;
@@ -121,7 +121,7 @@ public final class Hints extends PeriodicTask implements MissedWrites {
      * hints: it gets a full repair instead.
      */
     @Override
-    public void missed(String peer, byte[] key, Record record) {
+    public void hint(String peer, byte[] key, Record record) {
         long now = clock.getAsLong();
         Target target = targets.computeIfAbsent(peer, name -> new Target(now));
         if (target.overflowed) {

@@ -40,7 +40,7 @@ import reactor.core.publisher.MonoSink;
  * {@code ack} of them have: it never waits for the slowest. Writes are stamped with the hybrid
  * clock and sent to all {@code from} replicas at once; replicas still working when the answer goes
  * out are not cancelled, so they apply the write too, and one that fails gets a hint
- * ({@link MissedWrites}). Reads ask only the {@code ack} cheapest replicas ({@link ReplicaPreference})
+ * ({@link HintedHandoff}). Reads ask only the {@code ack} cheapest replicas ({@link ReplicaPreference})
  * and widen to the rest when one of those fails or when no quorum came within the hedge delay,
  * so that a read costs {@code ack} calls, not {@code from}.
  *
@@ -68,7 +68,7 @@ public final class Coordinator {
     private final Duration timeout;
     private final Duration readHedgeDelay;
     private final int replicationFactor;
-    private final MissedWrites missedWrites;
+    private final HintedHandoff hints;
     private final Semaphore backgroundRepairs = new Semaphore(BACKGROUND_REPAIRS);
     /** Replica calls not yet ended, counting those that outlive their client's answer. */
     private final AtomicInteger callsInFlight = new AtomicInteger();
@@ -81,13 +81,13 @@ public final class Coordinator {
      * @param replicationFactor how many replicas a key has when a request does not say
      */
     public Coordinator(ReplicaDirectory replicas, HybridClock clock, Duration timeout, Duration readHedgeDelay,
-            int replicationFactor, MissedWrites missedWrites, MeterRegistry meters) {
+            int replicationFactor, HintedHandoff hints, MeterRegistry meters) {
         this.replicas = replicas;
         this.clock = clock;
         this.timeout = timeout;
         this.readHedgeDelay = readHedgeDelay;
         this.replicationFactor = replicationFactor;
-        this.missedWrites = missedWrites;
+        this.hints = hints;
         this.blockingRepairs = Counter.builder("ringkv.read.repairs").tag("when", "before-answer")
                 .description("Stale replicas a read wrote the newest version back to").register(meters);
         this.lateRepairs = Counter.builder("ringkv.read.repairs").tag("when", "after-answer")
@@ -178,7 +178,7 @@ public final class Coordinator {
     /** A peer missed the write: keep it for that peer. */
     private void hint(Replica replica, byte[] key, Record record) {
         if (replica instanceof RemoteReplica) {
-            missedWrites.missed(replica.name(), key, record);
+            hints.hint(replica.name(), key, record);
         }
     }
 

@@ -13,7 +13,6 @@ import io.ringkv.peer.wire.Wire;
 import io.ringkv.record.KeyedRecord;
 import io.ringkv.record.Record;
 import io.ringkv.record.RecordBatch;
-import io.ringkv.ring.MemberState;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -111,13 +110,6 @@ public final class RemoteReplica implements Replica, AutoCloseable {
     /** Whether the peer is shunned here (breaker not closed, or its last call failed). */
     public boolean shunned() {
         return monitor.shunned();
-    }
-
-    /** The member state a peer reported, if it reported one this node knows. */
-    public static Optional<MemberState> stateOf(PeerStatus status) {
-        return status.state() >= 0 && status.state() < MemberState.values().length
-                ? Optional.of(MemberState.values()[status.state()])
-                : Optional.empty();
     }
 
     /** Tells the peer that a repair with it, started at that moment, has finished. */

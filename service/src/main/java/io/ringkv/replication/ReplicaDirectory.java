@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.ringkv.ledger.RepairLedger;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.peer.client.PeerClient;
 import io.ringkv.peer.client.PeerConnector;
@@ -38,7 +39,7 @@ public final class ReplicaDirectory implements AutoCloseable {
     private final LocalReplica local;
     private final PeerConnector connector;
     private final PeerMonitors monitors;
-    private final ReplicaHistory history;
+    private final RepairLedger ledger;
     private final Supplier<ReplicaWindow> windows;
     private final Map<String, RemoteReplica> remotes = new ConcurrentHashMap<>();
     private final List<BiConsumer<String, PeerStatus>> statusListeners = new CopyOnWriteArrayList<>();
@@ -56,9 +57,9 @@ public final class ReplicaDirectory implements AutoCloseable {
 
     /** @param windows a new window for each peer: what this node may have in flight there */
     public ReplicaDirectory(ClusterMembership membership, LocalReplica local, PeerConnector connector, PeerMonitors monitors,
-            ReplicaHistory history, Supplier<ReplicaWindow> windows) {
+            RepairLedger ledger, Supplier<ReplicaWindow> windows) {
         this.membership = membership;
-        this.history = history;
+        this.ledger = ledger;
         this.windows = windows;
         this.monitors = monitors;
         membership.onChange(view -> forgetAllBut(view.ring().names()));
@@ -163,7 +164,7 @@ public final class ReplicaDirectory implements AutoCloseable {
     }
 
     private PeerStatus ownStatusFor(String member) {
-        return history.statusFor(member, membership.state(membership.self())).withAttributes(membership.selfMember().attributes());
+        return ledger.statusFor(member, membership.state(membership.self())).withAttributes(membership.selfMember().attributes());
     }
 
     /**
@@ -186,7 +187,7 @@ public final class ReplicaDirectory implements AutoCloseable {
      * read by them as soon as it is made.
      */
     public void toldInPing(String member, PeerStatus status) {
-        if (RemoteReplica.stateOf(status).isPresent()) {
+        if (MemberState.told(status.state()).isPresent()) {
             toldInPingAt.put(member, System.nanoTime());
             heard(member, status);
         }
@@ -209,13 +210,13 @@ public final class ReplicaDirectory implements AutoCloseable {
 
     /** Whether a member's status tells a state, as this node would hear it, other than the one it holds. */
     boolean differsFromKnown(String member, PeerStatus status) {
-        return RemoteReplica.stateOf(status)
+        return MemberState.told(status.state())
                 .map(told -> vetting.stateToHear(member, status, told) != membership.state(member))
                 .orElse(false);
     }
 
     private void heard(String member, PeerStatus status) {
-        RemoteReplica.stateOf(status).ifPresent(reported -> membership.setState(member, vetting.stateToHear(member, status, reported)));
+        MemberState.told(status.state()).ifPresent(reported -> membership.setState(member, vetting.stateToHear(member, status, reported)));
     }
 
     /** Where keys live now: one snapshot of the rings, for one request; refused while the ring is not known. */

@@ -10,6 +10,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.ObjIntConsumer;
 
+import io.ringkv.ledger.RepairLedger;
 import io.ringkv.overload.Throttle;
 import io.ringkv.peer.message.PeerService;
 import io.ringkv.peer.wire.PeerStatus;
@@ -38,7 +39,7 @@ public final class ReplicaService implements PeerService {
     private final TokenIndex tokens;
     private final HybridClock clock;
     private final ClusterMembership membership;
-    private final ReplicaHistory history;
+    private final RepairLedger ledger;
     private final Throttle transfers;
     private final List<BiConsumer<String, PeerStatus>> statusListeners = new CopyOnWriteArrayList<>();
     private final List<ObjIntConsumer<String>> heardFromListeners = new CopyOnWriteArrayList<>();
@@ -46,13 +47,13 @@ public final class ReplicaService implements PeerService {
     private volatile Function<String, Optional<String>> snapshots = backup -> Optional.of("backups are not configured on this node");
 
     public ReplicaService(String name, RocksStore store, HybridClock clock, ClusterMembership membership,
-            ReplicaHistory history, Throttle transfers) {
+            RepairLedger ledger, Throttle transfers) {
         this.name = name;
         this.store = store;
         this.tokens = new TokenIndex(store);
         this.clock = clock;
         this.membership = membership;
-        this.history = history;
+        this.ledger = ledger;
         this.transfers = transfers;
     }
 
@@ -120,7 +121,7 @@ public final class ReplicaService implements PeerService {
     @Override
     public PeerStatus status(String peer, PeerStatus caller) {
         statusListeners.forEach(listener -> listener.accept(peer, caller));
-        return history.statusFor(peer, membership.state(name)).withAttributes(membership.selfMember().attributes());
+        return ledger.statusFor(peer, membership.state(name)).withAttributes(membership.selfMember().attributes());
     }
 
     /**
@@ -141,7 +142,7 @@ public final class ReplicaService implements PeerService {
         if (!clock.acceptsMillis(startedMillis)) {
             return false;
         }
-        history.repaired(peer, startedMillis);
+        ledger.repaired(peer, startedMillis);
         return true;
     }
 

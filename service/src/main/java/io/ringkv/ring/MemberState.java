@@ -1,5 +1,7 @@
 package io.ringkv.ring;
 
+import java.util.Optional;
+
 /**
  * Where a member stands in moving data. Reads ask the members that hold data now (NORMAL and
  * LEAVING); writes also go to those that will (JOINING), so that nothing written while data moves
@@ -32,5 +34,10 @@ public enum MemberState {
     /** Whether it is going away: once it stops answering it has gone, not failed. */
     public boolean departing() {
         return this == LEAVING || this == LEFT;
+    }
+
+    /** The state a PING told by its ordinal, if this version knows it (a newer peer may tell one it does not). */
+    public static Optional<MemberState> told(int ordinal) {
+        return ordinal >= 0 && ordinal < values().length ? Optional.of(values()[ordinal]) : Optional.empty();
     }
 }

@@ -8,7 +8,7 @@ import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.ledger.RepairLedger;
 import io.ringkv.record.HybridClock;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;

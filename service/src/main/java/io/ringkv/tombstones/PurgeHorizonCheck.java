@@ -6,10 +6,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.ledger.RepairLedger;
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.record.HybridClock;
-import io.ringkv.replication.RemoteReplica;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.MemberState;
 
@@ -143,7 +142,7 @@ public final class PurgeHorizonCheck {
 
     /** Which store is behind the other's purges, when both hold data; NEITHER when that cannot be told. */
     private Behind compare(String peer, PeerStatus status) {
-        boolean peerHoldsData = RemoteReplica.stateOf(status).map(MemberState::holdsData).orElse(false);
+        boolean peerHoldsData = MemberState.told(status.state()).map(MemberState::holdsData).orElse(false);
         if (!enabled || !peerHoldsData || status.lastRepairWithReceiver() < 0
                 || !membership.state(membership.self()).holdsData()) {
             // A joining node (either side) holds only what the owners held as it pulled, purges

@@ -18,7 +18,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.util.FileSystemUtils;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.ringkv.antientropy.AntiEntropy;
+import io.ringkv.repair.RepairScheduler;
 
 import io.ringkv.record.LastWriteWins;
 import io.ringkv.record.Record;
@@ -157,7 +157,7 @@ class EmptiedNodeTest {
                 // listening ("Connection refused"), which is no repair with it.
                 long restarted = System.currentTimeMillis();
                 var ownView = back.bean(ClusterMembership.class);
-                List<AntiEntropy> peers = List.of(cluster.node(0).bean(AntiEntropy.class), cluster.node(1).bean(AntiEntropy.class));
+                List<RepairScheduler> peers = List.of(cluster.node(0).bean(RepairScheduler.class), cluster.node(1).bean(RepairScheduler.class));
                 // Node 0 as if it had missed the restart, and asked to repair with the node at once.
                 var staleView = cluster.node(0).bean(ClusterMembership.class);
                 staleView.setState(back.url(), MemberState.NORMAL);
@@ -166,7 +166,7 @@ class EmptiedNodeTest {
                 boolean heardJoining = false;
                 while (!ownView.state(back.url()).holdsData()) {
                     heardJoining |= staleView.state(back.url()) == MemberState.JOINING;
-                    for (AntiEntropy peer : peers) {
+                    for (RepairScheduler peer : peers) {
                         var running = peer.status().running();
                         assertThat(running == null ? null : running.peer()).as("a peer's repair running").isNotEqualTo(back.url());
                         assertThat(peer.status().recent()).as("repairs with it since it restarted")
@@ -178,7 +178,7 @@ class EmptiedNodeTest {
                 assertThat(polls * 10).as("ms it pulled").isGreaterThan(3000);
                 assertThat(heardJoining).as("node 0 heard it joining when it went to repair with it").isTrue();
                 // Once it holds data, the repairs with it come back.
-                for (AntiEntropy peer : peers) {
+                for (RepairScheduler peer : peers) {
                     Awaitility.await().atMost(Duration.ofSeconds(30)).until(() ->
                             peer.status().recent().stream().anyMatch(done -> done.peer().equals(back.url()) && done.startedMillis() >= restarted));
                 }

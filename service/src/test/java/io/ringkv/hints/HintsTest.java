@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.ledger.RepairLedger;
 import io.ringkv.record.Record;
 import io.ringkv.storage.HintStore;
 import io.ringkv.storage.RocksStore;
@@ -38,7 +38,7 @@ class HintsTest {
                 peer -> null, ledger, () -> 1_000L, meters);
         store.close(); // every write is refused from now on
 
-        hints.missed("http://peer:8080", bytes("key"), Record.value(1, bytes("value")));
+        hints.hint("http://peer:8080", bytes("key"), Record.value(1, bytes("value")));
 
         assertThat(ledger.needsFullRepair("http://peer:8080")).isTrue();
         assertThat(meters.get("ringkv.hints.dropped").counter().count()).isEqualTo(1);
@@ -56,7 +56,7 @@ class HintsTest {
         try {
             Hints hints = new Hints(store, Schedulers.immediate(), new Hints.Settings(Duration.ofHours(3), 1 << 20, 1 << 20),
                     peer -> null, new RepairLedger(store), () -> 1_000L, new SimpleMeterRegistry());
-            hints.missed("http://peer:8080", bytes("key"), Record.value(1, bytes("value")));
+            hints.hint("http://peer:8080", bytes("key"), Record.value(1, bytes("value")));
             Awaitility.await().atMost(Duration.ofSeconds(5))
                     .until(() -> new HintStore(store).page(new byte[0], null, 10).size() == 1);
 

@@ -55,7 +55,7 @@ class CoordinatorReadTest {
         peer = new Peer(Record.value(HybridClock.timestampAt(NOW_MILLIS - 10), TestStores.bytes("peer's")));
         HashRing ring = new HashRing(Member.named(List.of("self", "peer")), 8);
         placement = new Placement(ring, ring, List.of(), name -> name.equals("self") ? local : peer);
-        coordinator = new Coordinator(null, clock, Duration.ofSeconds(2), Duration.ofSeconds(1), 2, MissedWrites.NONE,
+        coordinator = new Coordinator(null, clock, Duration.ofSeconds(2), Duration.ofSeconds(1), 2, HintedHandoff.NONE,
                 new SimpleMeterRegistry());
     }
 

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.ledger.RepairLedger;
 import io.ringkv.overload.Throttle;
 import io.ringkv.record.HybridClock;
 import io.ringkv.record.Record;

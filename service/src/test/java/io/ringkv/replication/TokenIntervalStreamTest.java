@@ -11,7 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.ledger.RepairLedger;
 import io.ringkv.overload.Throttle;
 import io.ringkv.record.HybridClock;
 import io.ringkv.record.KeyedRecord;

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.ringkv.antientropy.RepairLedger;
+import io.ringkv.ledger.RepairLedger;
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.record.HybridClock;
 import io.ringkv.record.Record;

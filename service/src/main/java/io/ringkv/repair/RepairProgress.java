@@ -1,4 +1,4 @@
-package io.ringkv.antientropy;
+package io.ringkv.repair;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;

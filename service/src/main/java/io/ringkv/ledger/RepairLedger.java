@@ -1,4 +1,4 @@
-package io.ringkv.antientropy;
+package io.ringkv.ledger;
 
 import java.net.URLDecoder;
 import java.net.URLEncoder;
@@ -15,7 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.ringkv.peer.wire.MemberName;
-import io.ringkv.replication.ReplicaHistory;
+import io.ringkv.peer.wire.PeerStatus;
+import io.ringkv.ring.MemberState;
 import io.ringkv.storage.MetaStore;
 import io.ringkv.storage.RocksStore;
 
@@ -30,7 +31,7 @@ import io.ringkv.storage.RocksStore;
  * it was away the others went on overwriting and deleting, and purged the tombstones, so its
  * records could bring deleted or overwritten data back. The node then joins like a new one.
  */
-public final class RepairLedger implements ReplicaHistory {
+public final class RepairLedger {
 
     private static final Logger log = LoggerFactory.getLogger(RepairLedger.class);
 
@@ -102,7 +103,6 @@ public final class RepairLedger implements ReplicaHistory {
     }
 
     /** When a repair with the peer, started at that moment, last finished; 0 if never. */
-    @Override
     public long lastRepairMillis(String peer) {
         return repaired.getOrDefault(peer, 0L);
     }
@@ -112,7 +112,6 @@ public final class RepairLedger implements ReplicaHistory {
     }
 
     /** A repair with the peer that started at {@code startedMillis} has finished: both held the same versions then. */
-    @Override
     public synchronized void repaired(String peer, long startedMillis) {
         caughtUpWith(peer, startedMillis);
         // Only a repair that started after the peer last missed a write covers that write.
@@ -170,7 +169,6 @@ public final class RepairLedger implements ReplicaHistory {
     }
 
     /** The highest timestamp below which this node may have purged tombstones. */
-    @Override
     public long purgedBefore() {
         return purgedBefore;
     }
@@ -270,6 +268,14 @@ public final class RepairLedger implements ReplicaHistory {
 
     private CompletableFuture<Boolean> save(String key, String text) {
         return meta.put(key, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * What this node, in that member state, tells a peer about itself, in its PING or its answer to
+     * the peer's: how far it has purged tombstones and when its last repair with the peer started.
+     */
+    public PeerStatus statusFor(String peer, MemberState state) {
+        return new PeerStatus(state.ordinal(), purgedBefore(), lastRepairMillis(peer));
     }
 
     private void saveNumber(String key, long value) {

@@ -1,4 +1,4 @@
-package io.ringkv.antientropy;
+package io.ringkv.repair;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.ringkv.antientropy;
+package io.ringkv.repair;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.ringkv.ledger.RepairLedger;
 import io.ringkv.lifecycle.PeriodicTask;
 import io.ringkv.replication.RemoteReplica;
 import io.ringkv.replication.ReplicaDirectory;
@@ -41,9 +42,9 @@ import reactor.core.scheduler.Schedulers;
  * which is what makes tombstone purging safe: a tombstone goes only once every peer that shares
  * its range has been repaired with this node after the delete ({@code tombstones.PurgeHorizon}).
  */
-public final class AntiEntropy extends PeriodicTask {
+public final class RepairScheduler extends PeriodicTask {
 
-    private static final Logger log = LoggerFactory.getLogger(AntiEntropy.class);
+    private static final Logger log = LoggerFactory.getLogger(RepairScheduler.class);
     /** How often the schedule is looked at: bounds how late a repair asked for starts. */
     private static final Duration TICK = Duration.ofSeconds(2);
     /** A failed repair is tried again after this long, or the interval if that is shorter. */
@@ -78,7 +79,7 @@ public final class AntiEntropy extends PeriodicTask {
     }
 
     /** @param enabled false: never starts a repair (ringkv.repair.enabled) */
-    public AntiEntropy(ClusterMembership membership, ReplicaDirectory replicas, RangeSync sync, RepairLedger ledger,
+    public RepairScheduler(ClusterMembership membership, ReplicaDirectory replicas, RangeSync sync, RepairLedger ledger,
             int replicationFactor, boolean enabled, Duration interval, LongSupplier clock, MeterRegistry meters) {
         this.enabled = enabled;
         this.membership = membership;

@@ -1,4 +1,4 @@
-package io.ringkv.antientropy;
+package io.ringkv.repair;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,7 +25,7 @@ class RepairOrderTest {
     @Test
     void everyIntervalOnceInTokenOrderFromAPointOfItsOwn() {
         List<Interval> intervals = intervals(100);
-        List<Interval> walked = AntiEntropy.startingAtOwnPoint(intervals, "http://b:8080", MEMBERS);
+        List<Interval> walked = RepairScheduler.startingAtOwnPoint(intervals, "http://b:8080", MEMBERS);
         assertThat(walked).containsExactlyInAnyOrderElementsOf(intervals);
         int start = intervals.indexOf(walked.get(0));
         for (int i = 0; i < walked.size(); i++) {
@@ -37,8 +37,8 @@ class RepairOrderTest {
     @Test
     void theMembersStartEvenlySpread() {
         List<Interval> intervals = intervals(99);
-        assertThat(intervals).hasSizeGreaterThanOrEqualTo(AntiEntropy.START_POINTS);
-        assertThat(MEMBERS.stream().map(member -> intervals.indexOf(AntiEntropy.startingAtOwnPoint(intervals, member, MEMBERS).get(0))))
+        assertThat(intervals).hasSizeGreaterThanOrEqualTo(RepairScheduler.START_POINTS);
+        assertThat(MEMBERS.stream().map(member -> intervals.indexOf(RepairScheduler.startingAtOwnPoint(intervals, member, MEMBERS).get(0))))
                 .containsExactly(66, 0, 33);
     }
 
@@ -46,11 +46,11 @@ class RepairOrderTest {
     @Test
     void theWholeRingIsCutSoThatMembersStartApart() {
         List<Interval> ring = List.of(new Interval(Long.MIN_VALUE, Long.MAX_VALUE));
-        List<Interval> walked = AntiEntropy.startingAtOwnPoint(ring, "http://b:8080", MEMBERS);
-        assertThat(walked).hasSize(AntiEntropy.START_POINTS);
+        List<Interval> walked = RepairScheduler.startingAtOwnPoint(ring, "http://b:8080", MEMBERS);
+        assertThat(walked).hasSize(RepairScheduler.START_POINTS);
         assertThat(walked.get(0).low()).as("a third of the way round").isEqualTo(walked.get(walked.size() - 1).high() + 1);
         assertThat(walked.get(0).low()).isBetween(Long.MIN_VALUE / 3 - (1L << 60), Long.MIN_VALUE / 3 + (1L << 60));
         assertThat(walked.stream().mapToDouble(RepairProgress::width).sum()).isEqualTo(0x1p64);
-        assertThat(AntiEntropy.startingAtOwnPoint(List.of(), "http://c:8080", MEMBERS)).isEmpty();
+        assertThat(RepairScheduler.startingAtOwnPoint(List.of(), "http://c:8080", MEMBERS)).isEmpty();
     }
 }

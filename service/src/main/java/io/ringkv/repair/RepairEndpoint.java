@@ -1,4 +1,4 @@
-package io.ringkv.antientropy;
+package io.ringkv.repair;
 
 import java.util.Map;
 import java.util.Set;
@@ -22,31 +22,31 @@ import org.springframework.lang.Nullable;
 public class RepairEndpoint {
 
     /** What {@code GET} answers. */
-    public record Report(AntiEntropy.Status repair, Map<String, Long> hintsPending) {
+    public record Report(RepairScheduler.Status repair, Map<String, Long> hintsPending) {
     }
 
     /** What {@code POST} answers. */
     public record Requested(Set<String> peers) {
     }
 
-    private final AntiEntropy antiEntropy;
+    private final RepairScheduler repairScheduler;
     private final Supplier<Map<String, Long>> hintsPending;
 
     /** @param hintsPending the hints waiting now, by peer (hinted hand-off's own count) */
-    public RepairEndpoint(AntiEntropy antiEntropy, Supplier<Map<String, Long>> hintsPending) {
-        this.antiEntropy = antiEntropy;
+    public RepairEndpoint(RepairScheduler repairScheduler, Supplier<Map<String, Long>> hintsPending) {
+        this.repairScheduler = repairScheduler;
         this.hintsPending = hintsPending;
     }
 
     @ReadOperation
     public Report report() {
-        return new Report(antiEntropy.status(), hintsPending.get());
+        return new Report(repairScheduler.status(), hintsPending.get());
     }
 
     @WriteOperation
     public Requested repair(@Nullable String peer) {
         try {
-            return new Requested(antiEntropy.requestRepair(peer));
+            return new Requested(repairScheduler.requestRepair(peer));
         } catch (IllegalArgumentException notAPeer) {
             // Actuator answers this one with 400 and its reason.
             throw new InvalidEndpointRequestException(notAPeer.getMessage(), notAPeer.getMessage());

@@ -1,4 +1,4 @@
-package io.ringkv.antientropy;
+package io.ringkv.repair;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.ringkv.antientropy;
+package io.ringkv.repair;
 
 import java.util.ArrayList;
 import java.util.Collection;

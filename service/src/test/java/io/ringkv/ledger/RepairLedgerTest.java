@@ -1,4 +1,4 @@
-package io.ringkv.antientropy;
+package io.ringkv.ledger;
 
 import static io.ringkv.support.TestStores.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
