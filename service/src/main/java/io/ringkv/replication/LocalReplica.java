@@ -44,11 +44,6 @@ public final class LocalReplica implements Replica {
     }
 
     @Override
-    public ReplicaWindow window() {
-        return window;
-    }
-
-    @Override
     public String name() {
         return name;
     }
@@ -57,6 +52,11 @@ public final class LocalReplica implements Replica {
     @Override
     public double expectedLatencyMillis() {
         return 0;
+    }
+
+    @Override
+    public ReplicaWindow window() {
+        return window;
     }
 
     /**

@@ -35,11 +35,6 @@ public final class RemoteReplica implements Replica, AutoCloseable {
     }
 
     @Override
-    public ReplicaWindow window() {
-        return window;
-    }
-
-    @Override
     public String name() {
         return client.peer();
     }
@@ -49,6 +44,11 @@ public final class RemoteReplica implements Replica, AutoCloseable {
     public double expectedLatencyMillis() {
         double latency = monitor.expectedLatencyMillis();
         return window.saturated() && latency < Double.MAX_VALUE ? Double.MAX_VALUE : latency;
+    }
+
+    @Override
+    public ReplicaWindow window() {
+        return window;
     }
 
     @Override
