@@ -34,7 +34,7 @@ import io.ringkv.peer.client.NodeInfoClient;
 import io.ringkv.peer.server.PeerServer;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.ring.ClusterMembership;
-import io.ringkv.ring.DnsDiscovery;
+import io.ringkv.discovery.DnsDiscovery;
 import reactor.core.publisher.Mono;
 
 /**

@@ -17,7 +17,7 @@ import io.ringkv.health.PeerMonitors;
 import io.ringkv.health.PeerState;
 import io.ringkv.peer.client.NodeInfoClient;
 import io.ringkv.ring.ClusterMembership;
-import io.ringkv.ring.DnsDiscovery;
+import io.ringkv.discovery.DnsDiscovery;
 import io.ringkv.ring.MemberState;
 import reactor.core.publisher.Mono;
 

@@ -25,6 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.util.FileSystemUtils;
 
+import io.ringkv.replication.Snapshots;
 import io.ringkv.overload.Throttle;
 import io.ringkv.storage.CheckpointReader;
 import io.ringkv.storage.RocksStore;
@@ -36,7 +37,7 @@ import io.ringkv.storage.RocksStore;
  * time: a second request while one uploads is refused, not queued. The checkpoint lives in the
  * staging directory (on the data volume, so that it is hard links, not copies) until uploaded.
  */
-public final class NodeBackup implements AutoCloseable {
+public final class NodeBackup implements Snapshots, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(NodeBackup.class);
 
@@ -94,6 +95,7 @@ public final class NodeBackup implements AutoCloseable {
      *
      * @return empty once the snapshot is taken, else why not
      */
+    @Override
     public synchronized Optional<String> take(String id) {
         if (!BackupLayout.isId(id)) {
             return Optional.of("not a backup id: " + id);

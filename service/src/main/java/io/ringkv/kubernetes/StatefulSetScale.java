@@ -1,10 +1,12 @@
 package io.ringkv.kubernetes;
 
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
 
+import io.ringkv.settings.InvalidSettingException;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -36,6 +38,23 @@ public record StatefulSetScale(KubernetesApi api, String name, int ordinal) {
         int ordinal = ordinal(pod, name).orElseThrow(() -> new IllegalArgumentException(
                 "this pod, " + pod + ", is not a pod of the StatefulSet " + name + " (<name>-<ordinal>)"));
         return new StatefulSetScale(KubernetesApi.inCluster(), name, ordinal);
+    }
+
+    /**
+     * From inside the pod this node runs in, as a setting names its StatefulSet: the node's name on
+     * the ring is its pod's stable DNS name ({@code <pod>.<headless service>...}).
+     *
+     * @param setting where the StatefulSet's name was set: what is refused if the pod is not of it,
+     *                or the node runs outside Kubernetes
+     * @throws InvalidSettingException then
+     */
+    public static StatefulSetScale ofMember(String setting, String statefulSet, String self) {
+        String pod = URI.create(self).getHost().split("\\.", 2)[0];
+        try {
+            return inCluster(statefulSet, pod);
+        } catch (IllegalArgumentException | UncheckedIOException e) {
+            throw new InvalidSettingException(setting, e.getMessage());
+        }
     }
 
     /** The ordinal of a pod named {@code <statefulset>-<ordinal>}, if it is one of that StatefulSet's. */

@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 
 import io.ringkv.peer.wire.MemberName;
 import io.ringkv.peer.wire.PeerStatus;
+import io.ringkv.ring.DataHolders;
 import io.ringkv.ring.MemberState;
 import io.ringkv.storage.MetaStore;
 import io.ringkv.storage.RocksStore;
@@ -31,7 +32,7 @@ import io.ringkv.storage.RocksStore;
  * it was away the others went on overwriting and deleting, and purged the tombstones, so its
  * records could bring deleted or overwritten data back. The node then joins like a new one.
  */
-public final class RepairLedger {
+public final class RepairLedger implements DataHolders {
 
     private static final Logger log = LoggerFactory.getLogger(RepairLedger.class);
 
@@ -87,11 +88,13 @@ public final class RepairLedger {
      * Whether the member held data (NORMAL or LEAVING) when this node last knew its ring: after a
      * restart, a member that is down still holds its ranges here, as it does on the other nodes.
      */
+    @Override
     public boolean heldData(String member) {
         return dataHolders.contains(member);
     }
 
     /** The members that hold data now, remembered for {@link #heldData} across restarts; written when they change. */
+    @Override
     public synchronized void rememberDataHolders(Set<String> holders) {
         // A name is a URL; one with a line break could not be told apart from two, so it is not kept.
         Set<String> kept = holders.stream().filter(name -> name.chars().noneMatch(Character::isISOControl))

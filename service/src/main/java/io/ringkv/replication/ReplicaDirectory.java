@@ -5,8 +5,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
@@ -23,6 +21,7 @@ import io.ringkv.ring.HashRing;
 import io.ringkv.ring.Member;
 import io.ringkv.ring.MemberState;
 import io.ringkv.ring.RingNotKnownException;
+import io.ringkv.tombstones.PurgeHorizonCheck;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -42,29 +41,43 @@ public final class ReplicaDirectory implements AutoCloseable {
     private final RepairLedger ledger;
     private final Supplier<ReplicaWindow> windows;
     private final Map<String, RemoteReplica> remotes = new ConcurrentHashMap<>();
-    private final List<BiConsumer<String, PeerStatus>> statusListeners = new CopyOnWriteArrayList<>();
+    private final PurgeHorizonCheck purgeCheck;
     /** When each member last told its state in a ping of its own (System.nanoTime). */
     private final Map<String, Long> toldInPingAt = new ConcurrentHashMap<>();
     /** Members asked back for their state after their ping told a change ({@link #askBackIfChanged}). */
     private final Set<String> askingBack = ConcurrentHashMap.newKeySet();
-    private volatile StateVetting vetting = (member, status, told) -> told;
 
-    /** Decides the state this node hears from a member's status: as told, or one it knows better. */
-    @FunctionalInterface
-    public interface StateVetting {
-        MemberState stateToHear(String member, PeerStatus status, MemberState told);
-    }
-
-    /** @param windows a new window for each peer: what this node may have in flight there */
+    /**
+     * @param windows          a new window for each peer: what this node may have in flight there
+     * @param purgeCheck       hears what each member tells about itself, and decides the state this
+     *                         node hears from it: as told, or JOINING for a store behind this node's purges
+     * @param events           what peers tell in calls of their own: a peer that connects or pings is
+     *                         readmitted at once if this node shuns it ({@link #heardFrom})
+     * @param membersDiscovered with DNS discovery, a ping that tells a change makes this node ask the
+     *                         member back ({@link #askBackIfChanged}); with a static peer list, the
+     *                         state a member tells in its ping is heard as from its answer ({@link #toldInPing})
+     */
     public ReplicaDirectory(ClusterMembership membership, LocalReplica local, PeerConnector connector, PeerMonitors monitors,
-            RepairLedger ledger, Supplier<ReplicaWindow> windows) {
+            RepairLedger ledger, Supplier<ReplicaWindow> windows, PurgeHorizonCheck purgeCheck, PeerEvents events,
+            boolean membersDiscovered) {
         this.membership = membership;
         this.ledger = ledger;
         this.windows = windows;
         this.monitors = monitors;
-        membership.onChange(view -> forgetAllBut(view.ring().names()));
         this.local = local;
         this.connector = connector;
+        this.purgeCheck = purgeCheck;
+        membership.onChange(view -> forgetAllBut(view.ring().names()));
+        events.onSignOfLife(signOfLife -> heardFrom(signOfLife.member(), signOfLife.clusterPort()));
+        if (membersDiscovered) {
+            // A node back on an old volume PINGs before it has heard whether its peers purged deletes
+            // it missed (PurgeHorizonCheck), so its PING may say NORMAL while its answers already say
+            // JOINING: only the answers, made after the check, count, and a PING that tells a change
+            // is answered by asking back.
+            events.onStatusInPing(ping -> askBackIfChanged(ping.member(), ping.status()));
+        } else {
+            events.onStatusInPing(ping -> toldInPing(ping.member(), ping.status()));
+        }
     }
 
     public HashRing ring() {
@@ -88,16 +101,6 @@ public final class ReplicaDirectory implements AutoCloseable {
                 .filter(member -> !member.equals(membership.self()))
                 .map(member -> (RemoteReplica) replica(member))
                 .toList();
-    }
-
-    /** Every state a member tells passes through {@code vetting} before it is heard. */
-    public void vetStates(StateVetting vetting) {
-        this.vetting = vetting;
-    }
-
-    /** Hears what each member tells about itself when it is probed. */
-    public void onStatus(BiConsumer<String, PeerStatus> listener) {
-        statusListeners.add(listener);
     }
 
     /**
@@ -178,7 +181,7 @@ public final class ReplicaDirectory implements AutoCloseable {
         if (toldAt == null || toldAt - sentNanos < 0) {
             heard(member, status);
         }
-        statusListeners.forEach(listener -> listener.accept(member, status));
+        purgeCheck.observe(member, status);
     }
 
     /**
@@ -211,12 +214,12 @@ public final class ReplicaDirectory implements AutoCloseable {
     /** Whether a member's status tells a state, as this node would hear it, other than the one it holds. */
     boolean differsFromKnown(String member, PeerStatus status) {
         return MemberState.told(status.state())
-                .map(told -> vetting.stateToHear(member, status, told) != membership.state(member))
+                .map(told -> purgeCheck.stateToHear(member, status, told) != membership.state(member))
                 .orElse(false);
     }
 
     private void heard(String member, PeerStatus status) {
-        MemberState.told(status.state()).ifPresent(reported -> membership.setState(member, vetting.stateToHear(member, status, reported)));
+        MemberState.told(status.state()).ifPresent(reported -> membership.setState(member, purgeCheck.stateToHear(member, status, reported)));
     }
 
     /** Where keys live now: one snapshot of the rings, for one request; refused while the ring is not known. */

@@ -1,14 +1,8 @@
 package io.ringkv.replication;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.BiConsumer;
-import java.util.function.BooleanSupplier;
-import java.util.function.Function;
-import java.util.function.ObjIntConsumer;
 
 import io.ringkv.ledger.RepairLedger;
 import io.ringkv.overload.Throttle;
@@ -23,6 +17,7 @@ import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.StorageException;
 import io.ringkv.storage.TokenIndex;
+import io.ringkv.tombstones.PurgeHorizonCheck;
 
 /**
  * The replica side of replication: what this node does when a coordinator elsewhere reads or
@@ -41,13 +36,20 @@ public final class ReplicaService implements PeerService {
     private final ClusterMembership membership;
     private final RepairLedger ledger;
     private final Throttle transfers;
-    private final List<BiConsumer<String, PeerStatus>> statusListeners = new CopyOnWriteArrayList<>();
-    private final List<ObjIntConsumer<String>> heardFromListeners = new CopyOnWriteArrayList<>();
-    private volatile BooleanSupplier withheld = () -> false;
-    private volatile Function<String, Optional<String>> snapshots = backup -> Optional.of("backups are not configured on this node");
+    private final PurgeHorizonCheck purgeCheck;
+    private final Snapshots snapshots;
+    private final PeerEvents events;
 
+    /**
+     * @param purgeCheck while it finds this store behind its peers' purges, the store hands nothing
+     *                   out: reads, digests and range streams fail (a storage error, which the caller
+     *                   counts against this node). Its peers then take it as JOINING and ask it for
+     *                   nothing; should one ask anyway, it must not hand back deleted values. It
+     *                   also hears what each peer tells in its PING.
+     * @param events     where what peers tell in their own calls goes ({@link ReplicaDirectory} hears it)
+     */
     public ReplicaService(String name, RocksStore store, HybridClock clock, ClusterMembership membership,
-            RepairLedger ledger, Throttle transfers) {
+            RepairLedger ledger, Throttle transfers, PurgeHorizonCheck purgeCheck, Snapshots snapshots, PeerEvents events) {
         this.name = name;
         this.store = store;
         this.tokens = new TokenIndex(store);
@@ -55,6 +57,9 @@ public final class ReplicaService implements PeerService {
         this.membership = membership;
         this.ledger = ledger;
         this.transfers = transfers;
+        this.purgeCheck = purgeCheck;
+        this.snapshots = snapshots;
+        this.events = events;
     }
 
     @Override
@@ -62,18 +67,8 @@ public final class ReplicaService implements PeerService {
         return name;
     }
 
-    /**
-     * While {@code condition} holds, this store hands nothing out: reads, digests and range
-     * streams fail (a storage error, which the caller counts against this node). For a store
-     * found behind its peers' purges ({@code PurgeHorizonCheck}): its peers take it as JOINING
-     * and ask it for nothing, and should one ask anyway, it must not hand back deleted values.
-     */
-    public void withholdWhile(BooleanSupplier condition) {
-        this.withheld = condition;
-    }
-
     private void requireNotWithheld() {
-        if (withheld.getAsBoolean()) {
+        if (purgeCheck.fellBehind()) {
             throw new StorageException(name + "'s store fell behind its peers' tombstone purges: it hands nothing out"
                     + " until the node restarts and clears it");
         }
@@ -88,7 +83,7 @@ public final class ReplicaService implements PeerService {
     /** Not in memory while withheld: the read then goes to {@link #read}, which fails. */
     @Override
     public RocksStore.Lookup readIfCached(byte[] key) {
-        return withheld.getAsBoolean() ? RocksStore.Lookup.NOT_CACHED : store.getIfCached(key);
+        return purgeCheck.fellBehind() ? RocksStore.Lookup.NOT_CACHED : store.getIfCached(key);
     }
 
     /** Refused (the clock counts it) when the record is stamped further ahead of this clock than it may be. */
@@ -100,41 +95,23 @@ public final class ReplicaService implements PeerService {
         return store.apply(key, record);
     }
 
-    /**
-     * What takes this node's snapshot when a member asks for one ({@code io.ringkv.backup}): given
-     * the backup's id, empty once taken, else why not.
-     */
-    public void takeSnapshotsWith(Function<String, Optional<String>> snapshots) {
-        this.snapshots = snapshots;
-    }
-
     @Override
     public Optional<String> snapshot(String peer, String backup) {
-        return snapshots.apply(backup);
+        return snapshots.take(backup);
     }
 
-    /** Hears what each peer tells about itself as it pings this node, before the answer is made. */
-    public void onPeerStatus(BiConsumer<String, PeerStatus> listener) {
-        statusListeners.add(listener);
-    }
-
+    /** What a peer tells about itself as it pings this node is heard before the answer is made. */
     @Override
     public PeerStatus status(String peer, PeerStatus caller) {
-        statusListeners.forEach(listener -> listener.accept(peer, caller));
+        events.publish(new PeerEvents.StatusInPing(peer, caller));
+        purgeCheck.observe(peer, caller);
         return ledger.statusFor(peer, membership.state(name)).withAttributes(membership.selfMember().attributes());
     }
 
-    /**
-     * Hears each peer that connects to this node or pings it (a sign that it is up), with the
-     * cluster port its ping told (0: none), on the event loop.
-     */
-    public void onHeardFrom(ObjIntConsumer<String> listener) {
-        heardFromListeners.add(listener);
-    }
-
+    /** A peer connected to this node or pinged it, on the event loop. */
     @Override
     public void heardFrom(String peer, int clusterPort) {
-        heardFromListeners.forEach(listener -> listener.accept(peer, clusterPort));
+        events.publish(new PeerEvents.SignOfLife(peer, clusterPort));
     }
 
     @Override

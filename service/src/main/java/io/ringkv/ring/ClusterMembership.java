@@ -13,6 +13,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,7 +84,7 @@ public final class ClusterMembership {
      * a member that did not tell its state is presumed to hold no data: it is down, or a new
      * cluster's node not started yet, and gives this node nothing to pull or wait for. Once this
      * node holds data, every such member is presumed to, as in {@link #fixed}. Unlike a
-     * StatefulSet's members ({@link #discovered(Member, int, Predicate)}), a static list's are the
+     * StatefulSet's members ({@link #discovered(Member, int, DataHolders)}), a static list's are the
      * same at every start, so this node's own store is all it needs to remember.
      */
     public static ClusterMembership fixedJoining(Member self, Collection<Member> members, int vnodes) {
@@ -96,17 +97,26 @@ public final class ClusterMembership {
      * Members join it as they answer, telling their state as they do.
      */
     public static ClusterMembership discovered(Member self, int vnodes) {
-        return discovered(self, vnodes, member -> true);
+        return new ClusterMembership(self, List.of(self), vnodes, false, membership -> member -> true);
     }
 
     /**
      * Like {@link #discovered(Member, int)}, for members that may be on the ring before they ever
-     * answered (a StatefulSet's intended members): until one tells its state, it holds data if
-     * {@code presumedHolder} says so (it did when this node last knew), else it counts as
-     * JOINING (a new pod: reads do not ask it, writes go to it as to a joiner).
+     * answered (a StatefulSet's intended members): until one tells its state, it holds data if it
+     * did when this node last knew ({@code dataHolders}), else it counts as JOINING (a new pod:
+     * reads do not ask it, writes go to it as to a joiner). Once the ring is known, every change
+     * of who holds data is remembered there.
      */
-    public static ClusterMembership discovered(Member self, int vnodes, Predicate<String> presumedHolder) {
-        return new ClusterMembership(self, List.of(self), vnodes, false, membership -> presumedHolder);
+    public static ClusterMembership discovered(Member self, int vnodes, DataHolders dataHolders) {
+        ClusterMembership membership = new ClusterMembership(self, List.of(self), vnodes, false,
+                ignored -> dataHolders::heldData);
+        membership.onChange(view -> {
+            if (membership.isKnown()) {
+                dataHolders.rememberDataHolders(view.ring().names().stream()
+                        .filter(member -> membership.state(member).holdsData()).collect(Collectors.toSet()));
+            }
+        });
+        return membership;
     }
 
     /** This node's name on the ring. */
@@ -175,7 +185,7 @@ public final class ClusterMembership {
 
     /**
      * A member's state as it told it (this node's own included); until it told one, NORMAL, or
-     * JOINING for a member not presumed to hold data (see {@link #discovered(Member, int, Predicate)}
+     * JOINING for a member not presumed to hold data (see {@link #discovered(Member, int, DataHolders)}
      * and {@link #fixedJoining}).
      */
     public MemberState state(String member) {

@@ -3,9 +3,9 @@ package io.ringkv.settings;
 /**
  * A setting has a value the node cannot run with; the node stops and names the setting.
  *
- * <p>In a package of its own, importing nothing: {@code config} throws it, and so do the
- * capabilities that read their own settings ({@code tls}, {@code security}), which {@code config}
- * wires and which therefore must not import {@code config} back.
+ * Thrown by each capability's configuration as it reads its settings ({@link RingkvProperties}, or
+ * its own, as {@code tls} and {@code security} have); {@link InvalidSettingFailureAnalyzer} makes
+ * it the one line the node stops with.
  */
 public final class InvalidSettingException extends RuntimeException {
 

@@ -24,6 +24,7 @@ import io.ringkv.storage.RecordCursor;
 import io.ringkv.storage.RocksStore;
 import io.ringkv.storage.TokenIndex;
 import io.ringkv.support.TestStores;
+import io.ringkv.tombstones.PurgeHorizonCheck;
 
 /**
  * What a peer that pulls token intervals whole is sent ({@link ReplicaService#openTokenIntervals}):
@@ -43,7 +44,8 @@ class TokenIntervalStreamTest {
         try (RocksStore store = TestStores.open(dir)) {
             var membership = ClusterMembership.fixed(Member.named("http://a:1"), Member.named(List.of("http://a:1", "http://b:1")), 8);
             var service = new ReplicaService("http://a:1", store, new HybridClock(() -> NOW, 500), membership,
-                    new RepairLedger(store), Throttle.of(1024));
+                    new RepairLedger(store), Throttle.of(1024), new PurgeHorizonCheck(membership, null, false, () -> { }),
+                    Snapshots.NOT_CONFIGURED, new PeerEvents());
             Map<String, Record> stored = new HashMap<>();
             for (int i = 0; i < KEYS; i++) {
                 Record record = i % 5 == 0 ? Record.tombstone(NOW + i) : Record.value(NOW + i, ("v" + i).getBytes(StandardCharsets.UTF_8));

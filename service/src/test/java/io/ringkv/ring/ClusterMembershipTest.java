@@ -135,7 +135,7 @@ class ClusterMembershipTest {
 
     @Test
     void aMemberNotHeardFromIsPresumedToHoldDataOnlyIfItDid() {
-        var intended = ClusterMembership.discovered(Member.named("a"), 16, member -> member.equals("b"));
+        var intended = ClusterMembership.discovered(Member.named("a"), 16, new Remembered(Set.of("b")));
         intended.update(Member.named(Set.of("a", "b", "c")));
         assertThat(intended.state("b")).as("held data when this node last knew").isEqualTo(MemberState.NORMAL);
         assertThat(intended.state("c")).as("never heard of: a new pod").isEqualTo(MemberState.JOINING);
@@ -145,11 +145,46 @@ class ClusterMembershipTest {
         intended.setState("c", MemberState.NORMAL);
         assertThat(intended.view().current().names()).as("it told its state").containsExactlyInAnyOrder("a", "b", "c");
 
-        var newVolume = ClusterMembership.discovered(Member.named("a"), 16, member -> false);
+        var newVolume = ClusterMembership.discovered(Member.named("a"), 16, new Remembered(Set.of()));
         newVolume.update(Member.named(Set.of("a", "b", "c")));
         assertThat(newVolume.othersHoldData()).as("a pod on a new volume, its peers not heard from").isFalse();
         newVolume.setState("b", MemberState.NORMAL);
         assertThat(newVolume.othersHoldData()).isTrue();
+    }
+
+    /** Who holds data is remembered once the ring is known, and each time it changes; not before. */
+    @Test
+    void theMembersHoldingDataAreRememberedOnceTheRingIsKnown() {
+        Remembered remembered = new Remembered(Set.of("b"));
+        var intended = ClusterMembership.discovered(Member.named("a"), 16, remembered);
+        intended.update(Member.named(Set.of("a", "b", "c")));
+        assertThat(remembered.holders).as("not known yet: the last ring known stays remembered").containsExactly("b");
+
+        intended.markKnown();
+        assertThat(remembered.holders).containsExactlyInAnyOrder("a", "b");
+        intended.setState("c", MemberState.NORMAL);
+        assertThat(remembered.holders).containsExactlyInAnyOrder("a", "b", "c");
+        intended.setState("b", MemberState.LEFT);
+        assertThat(remembered.holders).containsExactlyInAnyOrder("a", "c");
+    }
+
+    /** What the ledger would remember, in memory. */
+    private static final class Remembered implements DataHolders {
+        private volatile Set<String> holders;
+
+        Remembered(Set<String> holders) {
+            this.holders = holders;
+        }
+
+        @Override
+        public boolean heldData(String member) {
+            return holders.contains(member);
+        }
+
+        @Override
+        public void rememberDataHolders(Set<String> holders) {
+            this.holders = Set.copyOf(holders);
+        }
     }
 
     /** What members tell of themselves changes the ring's members, not its version or where keys live. */

@@ -16,7 +16,7 @@ import org.springframework.security.core.userdetails.ReactiveUserDetailsService;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.ringkv.config.InvalidSettingFailureAnalyzer;
+import io.ringkv.settings.InvalidSettingFailureAnalyzer;
 
 /** What a node with security on needs to start, and what Spring Security must not add on its own. */
 class SecurityStartupTest {

@@ -34,7 +34,7 @@ public class ReplicaDelay {
 
     /**
      * The setting, declared so that a node with this class on its class path knows it
-     * (io.ringkv.config.UnknownSettings); a node without it refuses it as unknown.
+     * (io.ringkv.settings.UnknownSettings); a node without it refuses it as unknown.
      */
     @ConfigurationProperties("ringkv.testing")
     public record Settings(Duration replicaDelay) {

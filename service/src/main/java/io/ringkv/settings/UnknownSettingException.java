@@ -1,4 +1,4 @@
-package io.ringkv.config;
+package io.ringkv.settings;
 
 /** A {@code ringkv.*} setting was given that nothing reads; the node stops and names it. */
 public final class UnknownSettingException extends RuntimeException {

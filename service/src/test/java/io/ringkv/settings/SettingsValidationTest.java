@@ -1,4 +1,4 @@
-package io.ringkv.config;
+package io.ringkv.settings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,6 +17,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.http.client.ReactorResourceFactory;
 
 import io.netty.util.concurrent.EventExecutor;
+import io.ringkv.peer.PeerConfiguration;
 import io.ringkv.ring.HashRing;
 
 /** Each setting is checked where it is declared, and a bad one is reported in one line that names it. */
@@ -52,7 +53,7 @@ class SettingsValidationTest {
     static class EventLoops {
         @Bean
         ReactorResourceFactory reactorResourceFactory(RingkvProperties properties) {
-            return new NodeConfiguration().reactorResourceFactory(properties);
+            return new PeerConfiguration().reactorResourceFactory(properties);
         }
     }
 

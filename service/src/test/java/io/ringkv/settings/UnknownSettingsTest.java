@@ -1,4 +1,4 @@
-package io.ringkv.config;
+package io.ringkv.settings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

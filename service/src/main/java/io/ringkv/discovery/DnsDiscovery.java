@@ -1,4 +1,4 @@
-package io.ringkv.ring;
+package io.ringkv.discovery;
 
 import java.net.InetAddress;
 import java.net.URI;
@@ -28,6 +28,9 @@ import io.netty.util.concurrent.Future;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+
+import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.Member;
 
 /**
  * Finds the members through a DNS name that resolves to every node's address: a Kubernetes

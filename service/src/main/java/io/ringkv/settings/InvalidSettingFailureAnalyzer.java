@@ -1,4 +1,4 @@
-package io.ringkv.config;
+package io.ringkv.settings;
 
 import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.bind.validation.BindValidationException;
@@ -9,7 +9,6 @@ import org.springframework.core.annotation.Order;
 import org.springframework.validation.FieldError;
 import org.springframework.validation.ObjectError;
 
-import io.ringkv.settings.InvalidSettingException;
 
 /**
  * Turns a bad setting, or an unknown one ({@link UnknownSettings}), into Spring Boot's short

@@ -1,11 +1,9 @@
-package io.ringkv.config;
+package io.ringkv.metrics;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.ringkv.metrics.ClientRequestMetrics;
-import io.ringkv.metrics.StorageMetrics;
 import io.ringkv.overload.RecentLatency;
 import io.ringkv.storage.RocksStore;
 
@@ -21,11 +19,5 @@ public class MetricsConfiguration {
     @Bean
     ClientRequestMetrics clientRequestMetrics(MeterRegistry meters, RecentLatency foregroundLatency) {
         return new ClientRequestMetrics(meters, foregroundLatency::record);
-    }
-
-    /** The client requests' latency, second by second, that background transfers are paced by. */
-    @Bean
-    RecentLatency foregroundLatency() {
-        return new RecentLatency();
     }
 }

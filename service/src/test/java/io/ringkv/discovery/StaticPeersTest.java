@@ -1,4 +1,4 @@
-package io.ringkv.ring;
+package io.ringkv.discovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,6 +13,10 @@ import org.junit.jupiter.api.Test;
 
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+
+import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.HashRing;
+import io.ringkv.ring.Member;
 
 /**
  * A node with a new store among listed peers knows its ring only once each peer has told its

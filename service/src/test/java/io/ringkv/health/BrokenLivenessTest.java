@@ -1,4 +1,4 @@
-package io.ringkv.config;
+package io.ringkv.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,8 +34,8 @@ class BrokenLivenessTest {
     static class FoundBehindWhileStarting {
 
         @Bean
-        RepairConfiguration.BrokenLiveness brokenLiveness(ApplicationEventPublisher events) {
-            var liveness = new RepairConfiguration.BrokenLiveness(events);
+        BrokenLiveness brokenLiveness(ApplicationEventPublisher events) {
+            var liveness = new BrokenLiveness(events);
             liveness.report();
             return liveness;
         }

@@ -1,4 +1,4 @@
-package io.ringkv.config;
+package io.ringkv.backup;
 
 import java.net.URI;
 import java.nio.file.Path;
@@ -10,18 +10,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.ringkv.backup.BackupEndpoint;
-import io.ringkv.backup.BackupMetrics;
-import io.ringkv.backup.BackupStore;
-import io.ringkv.backup.ClusterBackup;
-import io.ringkv.backup.DirectoryBackupStore;
-import io.ringkv.backup.NodeBackup;
-import io.ringkv.backup.Restore;
-import io.ringkv.backup.RestoreEndpoint;
-import io.ringkv.backup.S3BackupStore;
+import io.ringkv.settings.RingkvProperties;
 import io.ringkv.overload.Throttle;
 import io.ringkv.replication.ReplicaDirectory;
-import io.ringkv.replication.ReplicaService;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.storage.RocksStore;
 import reactor.core.scheduler.Schedulers;
@@ -51,17 +42,15 @@ public class BackupConfiguration {
         return new BackupMetrics(meters);
     }
 
-    /** Also what takes this node's snapshot when a peer coordinates a backup. */
+    /** Also what takes this node's snapshot when a peer coordinates a backup ({@code replication.Snapshots}). */
     @Bean(destroyMethod = "close")
     @ConditionalOnProperty(TARGET)
     NodeBackup nodeBackup(RocksStore store, ClusterMembership membership, BackupStore backupStore, RingkvProperties properties,
-            BackupMetrics backupMetrics, ReplicaService replicaService, ObjectProvider<ClusterBackup> clusterBackup) {
+            BackupMetrics backupMetrics, ObjectProvider<ClusterBackup> clusterBackup) {
         var backup = properties.backup();
-        NodeBackup nodeBackup = new NodeBackup(store, membership.self(), () -> membership.ring().names(), backupStore,
+        return new NodeBackup(store, membership.self(), () -> membership.ring().names(), backupStore,
                 backup.stagingIn(properties.dataDir()), Throttle.of(backup.rate().toBytes()), System::currentTimeMillis,
                 id -> clusterBackup.getObject().finished(id), backupMetrics);
-        replicaService.takeSnapshotsWith(nodeBackup::take);
-        return nodeBackup;
     }
 
     @Bean

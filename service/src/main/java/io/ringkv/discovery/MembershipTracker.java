@@ -1,4 +1,4 @@
-package io.ringkv.ring;
+package io.ringkv.discovery;
 
 import java.util.HashMap;
 import java.util.HashSet;
@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+
+import io.ringkv.ring.Member;
 
 /**
  * Decides who is on the ring from what discovery sees each round.

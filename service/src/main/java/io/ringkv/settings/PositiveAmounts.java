@@ -1,4 +1,4 @@
-package io.ringkv.config;
+package io.ringkv.settings;
 
 import java.time.Duration;
 

@@ -1,22 +1,20 @@
-package io.ringkv.config;
+package io.ringkv.health;
 
 import org.springframework.boot.health.actuate.endpoint.HealthDescriptor;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.ringkv.health.BreakerSettings;
-import io.ringkv.health.PeerMonitors;
-import io.ringkv.health.Readiness;
-import io.ringkv.health.RingHealthIndicator;
-import io.ringkv.health.StorageHealthIndicator;
+import io.ringkv.settings.RingkvProperties;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.storage.RocksStore;
 
 /**
  * Wires how a node judges its peers and itself: a circuit breaker per peer, the {@code ring}
- * and {@code storage} health contributors, and the readiness that {@code GET /v0/status} answers by.
+ * and {@code storage} health contributors, the readiness that {@code GET /v0/status} answers by,
+ * and the liveness that asks for a restart.
  */
 @Configuration(proxyBeanMethods = false)
 public class HealthConfiguration {
@@ -44,6 +42,12 @@ public class HealthConfiguration {
             HealthDescriptor readiness = health.healthForPath("readiness");
             return readiness != null ? readiness : health.health();
         });
+    }
+
+    /** What a node reports when it must be restarted; said again once ready. */
+    @Bean
+    BrokenLiveness brokenLiveness(ApplicationEventPublisher events) {
+        return new BrokenLiveness(events);
     }
 
     /** Contributes as {@code storage}. */

@@ -1,4 +1,4 @@
-package io.ringkv.ring;
+package io.ringkv.discovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,6 +7,8 @@ import java.util.Optional;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
+
+import io.ringkv.ring.Member;
 
 class MembershipTrackerTest {
 

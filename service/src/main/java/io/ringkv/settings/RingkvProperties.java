@@ -1,4 +1,4 @@
-package io.ringkv.config;
+package io.ringkv.settings;
 
 import java.net.URI;
 import java.nio.file.Path;
@@ -17,7 +17,6 @@ import org.springframework.validation.annotation.Validated;
 
 import io.ringkv.ring.HashRing;
 import io.ringkv.ring.Member;
-import io.ringkv.settings.InvalidSettingException;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Positive;
@@ -70,7 +69,7 @@ public record RingkvProperties(
         @DefaultValue @Valid Backup backup,
         @Positive Integer eventLoops) {
 
-    static final String DATA_DIR = "ringkv.data-dir";
+    public static final String DATA_DIR = "ringkv.data-dir";
 
     /** Values are byte arrays, and peers frame a record whole: {@link #maxValueBytes} stays an int. */
     private static final long MAX_VALUE_SIZE_LIMIT = 256L * 1024 * 1024;
@@ -260,7 +259,7 @@ public record RingkvProperties(
      */
     public record Departure(String statefulSet, @DefaultValue("45s") @Positive Duration timeout) {
 
-        static final String STATEFUL_SET = "ringkv.cluster.departure.stateful-set";
+        public static final String STATEFUL_SET = "ringkv.cluster.departure.stateful-set";
 
         /** Whether a node told to stop looks for a scale-down, and then hands its data over. */
         public boolean leavesWithData() {
@@ -284,7 +283,7 @@ public record RingkvProperties(
             @DefaultValue("3") @Positive int removalAfter, @DefaultValue("60s") @Positive Duration bootstrapTimeout,
             String statefulSet) {
 
-        static final String STATEFUL_SET = "ringkv.cluster.discovery.stateful-set";
+        public static final String STATEFUL_SET = "ringkv.cluster.discovery.stateful-set";
 
         public Discovery {
             if (StringUtils.hasText(statefulSet) && !StringUtils.hasText(dnsName)) {
@@ -339,7 +338,7 @@ public record RingkvProperties(
     /**
      * @param window     how long a coordinator keeps the writes a replica missed; a replica away
      *                   longer is healed by a full repair instead
-     * @param maxSize    bytes of missed writes kept per replica; past it the replica is marked for a full repair
+     * @param maxSize    bytes of hints kept per replica; past it the replica is marked for a full repair
      * @param replayRate bytes per second a node replays to a replica that came back
      */
     public record Hints(@DefaultValue("3h") @Positive Duration window, @DefaultValue("64MB") @Positive DataSize maxSize,
@@ -363,7 +362,7 @@ public record RingkvProperties(
             @DefaultValue("8MB") @Positive DataSize rate, @DefaultValue("256MB") @Positive DataSize maxRate,
             @DefaultValue("2") @DecimalMin("1") double latencyFactor) {
 
-        static final String MAX_RATE = "ringkv.repair.max-rate";
+        public static final String MAX_RATE = "ringkv.repair.max-rate";
     }
 
     /**
@@ -429,9 +428,9 @@ public record RingkvProperties(
             @DefaultValue("64MB") DataSize minFreeDisk,
             @DefaultValue("64MB") @Positive DataSize maxWalSize) {
 
-        static final String MEMORY_SIZE = "ringkv.storage.memory-size";
+        public static final String MEMORY_SIZE = "ringkv.storage.memory-size";
         /** Below it the memtables alone (two of 4 MiB for each family) would exceed the budget. */
-        static final DataSize MIN_MEMORY_SIZE = DataSize.ofMegabytes(16);
+        public static final DataSize MIN_MEMORY_SIZE = DataSize.ofMegabytes(16);
     }
 
     /** @param breaker the circuit breaker each node keeps per peer */

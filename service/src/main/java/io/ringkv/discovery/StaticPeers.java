@@ -1,4 +1,4 @@
-package io.ringkv.ring;
+package io.ringkv.discovery;
 
 import java.time.Duration;
 import java.util.List;
@@ -10,6 +10,8 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.Member;
 import io.ringkv.lifecycle.PeriodicTask;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;

@@ -1,0 +1,96 @@
+package io.ringkv.discovery;
+
+import java.net.URI;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+
+import io.ringkv.kubernetes.StatefulSetScale;
+import io.ringkv.ledger.RepairLedger;
+import io.ringkv.peer.client.NodeInfoClient;
+import io.ringkv.replication.ReplicaDirectory;
+import io.ringkv.ring.ClusterMembership;
+import io.ringkv.ring.Member;
+import io.ringkv.settings.RingkvProperties;
+import io.ringkv.tls.ClusterUrls;
+import io.ringkv.tls.TlsProperties;
+import reactor.core.publisher.Mono;
+
+/**
+ * Who is in the cluster, and how the node finds out: a static peer list, or the headless
+ * Service's DNS names (optionally following a StatefulSet's intended members).
+ */
+@Configuration(proxyBeanMethods = false)
+public class DiscoveryConfiguration {
+
+    /**
+     * With a static peer list, a node whose store is not a member's (new, or emptied) first asks
+     * its peers whether they hold data ({@link StaticPeers}), and pulls its ranges if one does.
+     * With a StatefulSet deciding the members, one that is down keeps its ranges: after a restart
+     * this node presumes a member holds data if it did when this node last knew (the ledger
+     * remembers who did), until the member says otherwise.
+     */
+    @Bean
+    ClusterMembership clusterMembership(RingkvProperties properties, @Value("${server.port:8080}") int serverPort,
+            RepairLedger repairLedger, TlsProperties tls) {
+        var cluster = properties.cluster();
+        Member self = cluster.selfMember(serverPort);
+        if (!cluster.discovery().enabled()) {
+            List<String> names = cluster.members(self.name());
+            ClusterUrls.requireScheme(tls.enabled(), self.name(), names);
+            List<Member> members = Member.named(names);
+            return repairLedger.joined() ? ClusterMembership.fixed(self, members, cluster.vnodes())
+                    : ClusterMembership.fixedJoining(self, members, cluster.vnodes());
+        }
+        ClusterUrls.requireScheme(tls.enabled(), self.name(), List.of());
+        return cluster.discovery().followsStatefulSet() ? ClusterMembership.discovered(self, cluster.vnodes(), repairLedger)
+                : ClusterMembership.discovered(self, cluster.vnodes());
+    }
+
+    @Bean
+    @ConditionalOnProperty(prefix = "ringkv.cluster.discovery", name = "dns-name")
+    DnsDiscovery dnsDiscovery(ClusterMembership membership, ReplicaDirectory replicaDirectory, NodeInfoClient nodeInfo,
+            RingkvProperties properties) {
+        var discovery = properties.cluster().discovery();
+        Supplier<Mono<Set<String>>> intent = null;
+        if (discovery.followsStatefulSet()) {
+            StatefulSetScale statefulSet = StatefulSetScale.ofMember(RingkvProperties.Discovery.STATEFUL_SET,
+                    discovery.statefulSet(), membership.self());
+            URI self = URI.create(membership.self());
+            intent = () -> statefulSet.intendedMembers(self);
+        }
+        return new DnsDiscovery(membership, discovery.dnsName(), discovery.refreshInterval(), discovery.removalAfter(),
+                discovery.bootstrapTimeout(), address -> nodeInfo.of(address).map(NodeInfoClient.NodeInfo::name), replicaDirectory::probe,
+                intent);
+    }
+
+    /**
+     * With a static peer list (no DNS discovery), the members' states, exchanged each round as DNS
+     * discovery's probes exchange them, but around the breakers: with a static list, only the
+     * requests a peer serves judge its health, as they always have.
+     */
+    @Bean
+    @Conditional(StaticPeerList.class)
+    StaticPeers staticPeers(ClusterMembership membership, ReplicaDirectory replicaDirectory, RingkvProperties properties) {
+        return new StaticPeers(membership, properties.cluster().discovery().refreshInterval(), replicaDirectory::exchangeStates);
+    }
+
+    /** Exactly when the {@link DnsDiscovery} bean is not made. */
+    static final class StaticPeerList extends NoneNestedConditions {
+
+        StaticPeerList() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnProperty(prefix = "ringkv.cluster.discovery", name = "dns-name")
+        static final class DnsDiscoveryOn {
+        }
+    }
+}
