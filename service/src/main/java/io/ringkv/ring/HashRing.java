@@ -4,8 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 import com.dynatrace.hash4j.hashing.Hasher64;
@@ -13,9 +15,28 @@ import com.dynatrace.hash4j.hashing.Hashing;
 
 /**
  * A consistent-hash ring with virtual nodes. Each member is placed at {@code vnodes} points, the
- * hashes of its stable name (its attributes play no part); a key belongs to the first distinct members found clockwise from
- * the key's hash. Adding or removing a member moves only the keys next to its points, and the
- * replicas for a smaller count are always a prefix of those for a larger one.
+ * hashes of its stable name; of its attributes, only its zone plays a part, in which members a
+ * key's replicas are (below), never in where the points are.
+ *
+ * <p>A key's replicas, as Cassandra's NetworkTopologyStrategy places them across racks: walk
+ * clockwise from the key's hash over the points. Each member met whose zone has not been used yet
+ * is taken at once; one met whose zone has been is set aside, in the order met. Once every zone of
+ * the ring has been used, the members set aside follow in that order, then the others in the order
+ * the walk meets them. The first {@code count} of that order are the replicas. So:
+ * <ul>
+ * <li>with at least {@code count} zones, the replicas are in {@code count} distinct zones;
+ * <li>the primary is the first member clockwise, zones or not;
+ * <li>the replicas for a smaller count are always a prefix of those for a larger one;
+ * <li>members without a zone count as one zone of their own, "no zone", which they share: where
+ *     no member has a zone, or all have the same one, the replicas are the first distinct
+ *     members clockwise, as before zones.
+ * </ul>
+ *
+ * <p>Where the rings before and after have one zone (or none), adding or removing a member moves
+ * only the keys next to its points. Where they have several, it may also change the replicas of
+ * keys further from them: a new member takes, in the walks that meet its zone first through it,
+ * the place of a member they set aside, and one removed gives its place to one set aside
+ * (Cassandra's placement has the same property). A member changing its zone moves data too.
  *
  * <p>Immutable: a membership change builds a new ring.
  */
@@ -27,10 +48,19 @@ public final class HashRing {
     /** XXH3: fast on short keys and well distributed; the ring depends on it never changing. */
     private static final Hasher64 HASH = Hashing.xxh3_64();
 
+    /** A member's marks in {@link #acrossZones}; a zone's is {@code USED} or not. */
+    private static final byte UNMET = 0;
+    private static final byte TAKEN = 1;
+    private static final byte SET_ASIDE = 2;
+    private static final byte USED = 1;
+
     private final List<Member> members;
     private final List<String> names;
     private final long[] points;
     private final int[] owners;
+    /** Each member's zone as a number, members without one sharing one number: what the walk compares. */
+    private final int[] memberZones;
+    private final int zoneCount;
 
     /** @param members distinct names; where one is given twice, the last one given stands */
     public HashRing(Collection<Member> members, int vnodes) {
@@ -66,6 +96,12 @@ public final class HashRing {
             points[i] = unsortedPoints[order[i]];
             owners[i] = order[i] / vnodes;
         }
+        Map<Optional<String>, Integer> zoneNumbers = new HashMap<>();
+        memberZones = new int[this.members.size()];
+        for (int m = 0; m < memberZones.length; m++) {
+            memberZones[m] = zoneNumbers.computeIfAbsent(this.members.get(m).zone(), zone -> zoneNumbers.size());
+        }
+        zoneCount = zoneNumbers.size();
     }
 
     /** The members in name order. */
@@ -87,12 +123,12 @@ public final class HashRing {
         return HASH.hashBytesToLong(key);
     }
 
-    /** The names of the first {@code count} distinct members clockwise from the key's hash, the key's primary first. */
+    /** The names of the key's {@code count} replicas (see the class comment), its primary first. */
     public List<String> replicasFor(byte[] key, int count) {
         return replicasForToken(token(key), count);
     }
 
-    /** The first {@code count} distinct members clockwise from a token, its primary first. */
+    /** The names of a token's {@code count} replicas (see the class comment), its primary first. */
     public List<String> replicasForToken(long token, int count) {
         if (count < 1 || count > members.size()) {
             throw new IllegalArgumentException("count must be between 1 and " + members.size());
@@ -101,10 +137,15 @@ public final class HashRing {
         if (start < 0) {
             start = -start - 1;
         }
+        return zoneCount == 1 ? firstDistinct(start, count) : acrossZones(start, count);
+    }
+
+    /** The first {@code count} distinct members met walking from the point {@code start}: one zone's replicas. */
+    private List<String> firstDistinct(int start, int count) {
         List<String> replicas = new ArrayList<>(count);
         boolean[] taken = new boolean[members.size()];
         for (int step = 0; replicas.size() < count; step++) {
-            int owner = owners[(start + step) % points.length];
+            int owner = owner(start, step);
             if (!taken[owner]) {
                 taken[owner] = true;
                 replicas.add(names.get(owner));
@@ -114,8 +155,57 @@ public final class HashRing {
     }
 
     /**
+     * The class comment's walk from the point {@code start}. It ends within one turn, which meets
+     * every member. Set-aside members are not listed: a second walk over the steps taken meets
+     * them again in the order they were first met.
+     */
+    private List<String> acrossZones(int start, int count) {
+        List<String> replicas = new ArrayList<>(count);
+        // One array, as firstDistinct allocates one: a mark for each member, then one for each zone (USED or not).
+        byte[] marks = new byte[members.size() + zoneCount];
+        int zonesUsed = 0;
+        int step = 0;
+        for (; zonesUsed < zoneCount && replicas.size() < count; step++) {
+            int owner = owner(start, step);
+            if (marks[owner] == UNMET) {
+                int zone = members.size() + memberZones[owner];
+                if (marks[zone] == USED) {
+                    marks[owner] = SET_ASIDE;
+                } else {
+                    marks[zone] = USED;
+                    zonesUsed++;
+                    marks[owner] = TAKEN;
+                    replicas.add(names.get(owner));
+                }
+            }
+        }
+        // Every zone is used (or count reached): the members set aside follow, then the others met.
+        for (int again = 0; again < step && replicas.size() < count; again++) {
+            int owner = owner(start, again);
+            if (marks[owner] == SET_ASIDE) {
+                marks[owner] = TAKEN;
+                replicas.add(names.get(owner));
+            }
+        }
+        for (; replicas.size() < count; step++) {
+            int owner = owner(start, step);
+            if (marks[owner] == UNMET) {
+                marks[owner] = TAKEN;
+                replicas.add(names.get(owner));
+            }
+        }
+        return replicas;
+    }
+
+    /** The member at the point {@code step} points clockwise from the point {@code start}. */
+    private int owner(int start, int step) {
+        return owners[(start + step) % points.length];
+    }
+
+    /**
      * The ring cut at every point into ranges, in ring order; all the keys of a range have the
-     * same replicas (those of its end point).
+     * same replicas (those of its end point): the walk from any token of a range starts at the
+     * same point, its end.
      */
     public List<TokenRange> ranges() {
         List<TokenRange> ranges = new ArrayList<>(points.length);
@@ -126,7 +216,7 @@ public final class HashRing {
         return ranges;
     }
 
-    /** The first {@code count} distinct members that hold a range's keys. */
+    /** The {@code count} replicas of all a range's keys. */
     public List<String> replicasFor(TokenRange range, int count) {
         return replicasForToken(range.upTo(), count);
     }

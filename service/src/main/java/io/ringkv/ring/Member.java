@@ -9,7 +9,8 @@ import java.util.regex.Pattern;
 /**
  * A member of the cluster: its name on the ring (its URL, stable across restarts) and what it
  * tells about itself besides, its attributes, such as the zone it runs in. The ring places a
- * member by its name alone, so attributes never move data by themselves.
+ * member's points by its name alone; of its attributes, only the zone moves data, and only
+ * through placement: the ring spreads a key's replicas across zones ({@link HashRing}).
  *
  * <p>Attributes travel between nodes (in PING, {@code peer.message.Ping}), so they are bounded and
  * of one plain form, a Kubernetes label value's: a node refuses a setting outside it, and drops
@@ -20,7 +21,7 @@ import java.util.regex.Pattern;
  */
 public record Member(String name, Map<String, String> attributes) {
 
-    /** The zone a member runs in ({@code ringkv.cluster.zone}): where issue 43's placement spreads replicas. */
+    /** The zone a member runs in ({@code ringkv.cluster.zone}): what the ring spreads a key's replicas across. */
     public static final String ZONE = "zone";
 
     /** At most this many attributes, each key and value at most {@link #MAX_TEXT_LENGTH} characters. */
