@@ -2,9 +2,12 @@ package io.ringkv.discovery;
 
 import java.net.URI;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
@@ -30,6 +33,8 @@ import reactor.core.publisher.Mono;
 @Configuration(proxyBeanMethods = false)
 public class DiscoveryConfiguration {
 
+    private static final Logger log = LoggerFactory.getLogger(DiscoveryConfiguration.class);
+
     /**
      * With a static peer list, a node whose store is not a member's (new, or emptied) first asks
      * its peers whether they hold data ({@link StaticPeers}), and pulls its ranges if one does.
@@ -41,17 +46,40 @@ public class DiscoveryConfiguration {
     ClusterMembership clusterMembership(RingkvProperties properties, @Value("${server.port:8080}") int serverPort,
             RepairLedger repairLedger, TlsProperties tls) {
         var cluster = properties.cluster();
-        Member self = cluster.selfMember(serverPort);
+        Member self = inZoneJoinedIn(cluster.selfMember(serverPort), repairLedger);
         if (!cluster.discovery().enabled()) {
             List<String> names = cluster.members(self.name());
             ClusterUrls.requireScheme(tls.enabled(), self.name(), names);
             List<Member> members = Member.named(names);
-            return repairLedger.joined() ? ClusterMembership.fixed(self, members, cluster.vnodes())
-                    : ClusterMembership.fixedJoining(self, members, cluster.vnodes());
+            return repairLedger.joined() ? ClusterMembership.fixed(self, members, cluster.vnodes(), repairLedger)
+                    : ClusterMembership.fixedJoining(self, members, cluster.vnodes(), repairLedger);
         }
         ClusterUrls.requireScheme(tls.enabled(), self.name(), List.of());
-        return cluster.discovery().followsStatefulSet() ? ClusterMembership.discovered(self, cluster.vnodes(), repairLedger)
-                : ClusterMembership.discovered(self, cluster.vnodes());
+        return cluster.discovery().followsStatefulSet()
+                ? ClusterMembership.discovered(self, cluster.vnodes(), repairLedger, repairLedger)
+                : ClusterMembership.discovered(self, cluster.vnodes(), repairLedger);
+    }
+
+    /**
+     * This node as it is set up, but in the zone its store joined the cluster in. In another zone
+     * its keys' replicas would be other members than those that hold them (placement would move
+     * without the data), so a changed {@code ringkv.cluster.zone} on a member's store, or one set
+     * where it joined without, is not taken: the node warns and keeps its zone. Cassandra refuses a
+     * changed rack for the same reason; keeping it lets a chart that starts telling zones roll over
+     * a cluster made before them. To move a node, take it out of the cluster and add it anew
+     * ({@code docs/operations.md}, zones).
+     */
+    private static Member inZoneJoinedIn(Member self, RepairLedger ledger) {
+        Optional<String> joinedIn = ledger.zoneOf(self.name());
+        if (!ledger.joined() || joinedIn.equals(self.zone())) {
+            return self;
+        }
+        log.warn("{} is {}, but this node's store joined the cluster {}: it stays there, as a node cannot change zones in"
+                + " place (its keys' replicas would move without their data). To move it, take the node out of the cluster"
+                + " and add it anew (docs/operations.md, zones)", RingkvProperties.Cluster.ZONE,
+                self.zone().map(zone -> "'" + zone + "'").orElse("not set"),
+                joinedIn.map(zone -> "in zone '" + zone + "'").orElse("without a zone"));
+        return joinedIn.map(self::withZone).orElseGet(() -> Member.named(self.name()));
     }
 
     @Bean

@@ -5,7 +5,9 @@ import java.net.URLEncoder;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,7 +19,9 @@ import org.slf4j.LoggerFactory;
 import io.ringkv.peer.wire.MemberName;
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.ring.DataHolders;
+import io.ringkv.ring.Member;
 import io.ringkv.ring.MemberState;
+import io.ringkv.ring.RememberedZones;
 import io.ringkv.storage.MetaStore;
 import io.ringkv.storage.RocksStore;
 
@@ -32,7 +36,7 @@ import io.ringkv.storage.RocksStore;
  * it was away the others went on overwriting and deleting, and purged the tombstones, so its
  * records could bring deleted or overwritten data back. The node then joins like a new one.
  */
-public final class RepairLedger implements DataHolders {
+public final class RepairLedger implements DataHolders, RememberedZones {
 
     private static final Logger log = LoggerFactory.getLogger(RepairLedger.class);
 
@@ -44,6 +48,7 @@ public final class RepairLedger implements DataHolders {
     private static final String JOINED = "joined";
     private static final String LEFT = "left";
     private static final String DATA_HOLDERS = "data-holders";
+    private static final String ZONES = "zones";
 
     private final MetaStore meta;
     private final Map<String, Long> repaired = new ConcurrentHashMap<>();
@@ -53,6 +58,8 @@ public final class RepairLedger implements DataHolders {
     private final Map<String, Long> needsRepairSaved = new ConcurrentHashMap<>();
     /** The members that held data when this node last knew its ring. */
     private volatile Set<String> dataHolders;
+    /** The ring's members' zones when this node last knew its ring, this node's own among them. */
+    private volatile Map<String, String> zones;
     private volatile long purgedBefore;
     private volatile boolean joined;
     private volatile boolean left;
@@ -82,6 +89,7 @@ public final class RepairLedger implements DataHolders {
         readMap(NEEDS_REPAIR, needsRepair);
         purgedBefore = number(PURGED_BEFORE);
         dataHolders = text(DATA_HOLDERS).lines().filter(line -> !line.isBlank()).collect(Collectors.toUnmodifiableSet());
+        zones = readZones();
     }
 
     /**
@@ -103,6 +111,43 @@ public final class RepairLedger implements DataHolders {
             dataHolders = kept;
             save(DATA_HOLDERS, String.join("\n", new TreeSet<>(kept)));
         }
+    }
+
+    @Override
+    public Optional<String> zoneOf(String member) {
+        return Optional.ofNullable(zones.get(member));
+    }
+
+    /** Written when they change. */
+    @Override
+    public synchronized void rememberZones(Map<String, String> told) {
+        Map<String, String> kept = new TreeMap<>(told);
+        // As in rememberDataHolders: a name with a line break could not be read back as one.
+        kept.keySet().removeIf(name -> name.chars().anyMatch(Character::isISOControl));
+        if (!kept.equals(zones)) {
+            zones = Map.copyOf(kept);
+            save(ZONES, kept.entrySet().stream()
+                    .map(entry -> URLEncoder.encode(entry.getKey(), StandardCharsets.UTF_8) + "=" + entry.getValue())
+                    .collect(Collectors.joining("\n")));
+        }
+    }
+
+    /** What rememberZones wrote; a line that is not a name and a zone of a member's form is skipped, as in readMap. */
+    private Map<String, String> readZones() {
+        Map<String, String> read = new TreeMap<>();
+        text(ZONES).lines().filter(line -> !line.isBlank()).forEach(line -> {
+            int separator = line.lastIndexOf('=');
+            try {
+                String zone = separator < 1 ? "" : line.substring(separator + 1);
+                if (!Member.validText(zone)) {
+                    throw new IllegalArgumentException("no member=zone");
+                }
+                read.put(URLDecoder.decode(line.substring(0, separator), StandardCharsets.UTF_8), zone);
+            } catch (IllegalArgumentException e) {
+                log.warn("skipped an unreadable line of the repair ledger's {} ({}): {}", ZONES, e.getMessage(), MemberName.forLog(line));
+            }
+        });
+        return Map.copyOf(read);
     }
 
     /** When a repair with the peer, started at that moment, last finished; 0 if never. */

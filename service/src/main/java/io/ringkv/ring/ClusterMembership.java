@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * itself ({@link Member}). Node names are stable URLs (a pod's DNS name, never its IP), so a
  * restarted node keeps its place on the ring. With a static peer list the ring never changes,
  * though its members' states and attributes do; with DNS discovery it is replaced, as a whole and
- * with a new version, each time the members change. A change of attributes alone keeps the
- * version: it moves no data.
+ * with a new version, each time the members change. A member's zone places keys too
+ * ({@link HashRing}): a change of zone is a new version; other attributes alone keep it.
  */
 public final class ClusterMembership {
 
@@ -50,23 +50,52 @@ public final class ClusterMembership {
     private final List<BiConsumer<String, MemberState>> departureListeners = new CopyOnWriteArrayList<>();
     private final Map<String, MemberState> states = new ConcurrentHashMap<>();
     private final Predicate<String> presumedHolder;
+    private final RememberedZones rememberedZones;
     private volatile boolean known;
 
-    /** @param presumption what this membership presumes of a member that has not told its state: whether it holds data */
+    /**
+     * @param presumption     what this membership presumes of a member that has not told its state: whether it holds data
+     * @param rememberedZones the zone of a member that has not told one (see {@link RememberedZones}); what is
+     *                        remembered of the ring's zones once it is known
+     */
     private ClusterMembership(Member self, Collection<Member> members, int vnodes, boolean known,
-            Function<ClusterMembership, Predicate<String>> presumption) {
+            Function<ClusterMembership, Predicate<String>> presumption, RememberedZones rememberedZones) {
         if (members.stream().noneMatch(member -> member.name().equals(self.name()))) {
             throw new IllegalArgumentException(self.name() + " is not among the members " + members);
         }
         this.self = self;
         this.vnodes = vnodes;
         this.presumedHolder = presumption.apply(this);
-        // This node is as it is set up, whatever the list says of it.
-        List<Member> withSelf = new ArrayList<>(members.stream().filter(member -> !member.name().equals(self.name())).toList());
-        withSelf.add(self);
-        HashRing ring = new HashRing(withSelf, vnodes);
+        this.rememberedZones = rememberedZones;
+        HashRing ring = new HashRing(recalled(members), vnodes);
         this.view = new AtomicReference<>(new View(1, ring, ring, ring, Map.of()));
         this.known = known;
+        listeners.add(view -> {
+            if (isKnown()) {
+                rememberedZones.rememberZones(view.ring().zones());
+            }
+        });
+        if (known) {
+            // Its own zone among them: a node alone may never see its ring change.
+            rememberedZones.rememberZones(ring.zones());
+        }
+    }
+
+    /**
+     * The members as this node places them: itself as it is set up, whatever the list says of it;
+     * one that has not told a zone, in the zone remembered for it.
+     */
+    private List<Member> recalled(Collection<Member> members) {
+        List<Member> recalled = new ArrayList<>(members.size());
+        for (Member member : members) {
+            if (member.name().equals(self.name())) {
+                continue;
+            }
+            recalled.add(member.zone().isPresent() ? member
+                    : rememberedZones.zoneOf(member.name()).map(member::withZone).orElse(member));
+        }
+        recalled.add(self);
+        return recalled;
     }
 
     /**
@@ -74,8 +103,13 @@ public final class ClusterMembership {
      * member's: a member that has not told its state holds data, as every listed member did when
      * this node last ran (a down one keeps its ranges, and a read that asks it fails over).
      */
+    public static ClusterMembership fixed(Member self, Collection<Member> members, int vnodes, RememberedZones zones) {
+        return new ClusterMembership(self, members, vnodes, true, membership -> member -> true, zones);
+    }
+
+    /** {@link #fixed(Member, Collection, int, RememberedZones)} remembering no zones. */
     public static ClusterMembership fixed(Member self, Collection<Member> members, int vnodes) {
-        return new ClusterMembership(self, members, vnodes, true, membership -> member -> true);
+        return fixed(self, members, vnodes, RememberedZones.NONE);
     }
 
     /**
@@ -84,20 +118,25 @@ public final class ClusterMembership {
      * a member that did not tell its state is presumed to hold no data: it is down, or a new
      * cluster's node not started yet, and gives this node nothing to pull or wait for. Once this
      * node holds data, every such member is presumed to, as in {@link #fixed}. Unlike a
-     * StatefulSet's members ({@link #discovered(Member, int, DataHolders)}), a static list's are the
+     * StatefulSet's members ({@link #discovered(Member, int, DataHolders, RememberedZones)}), a static list's are the
      * same at every start, so this node's own store is all it needs to remember.
      */
-    public static ClusterMembership fixedJoining(Member self, Collection<Member> members, int vnodes) {
+    public static ClusterMembership fixedJoining(Member self, Collection<Member> members, int vnodes, RememberedZones zones) {
         return new ClusterMembership(self, members, vnodes, false,
-                membership -> member -> membership.state(membership.self()).holdsData());
+                membership -> member -> membership.state(membership.self()).holdsData(), zones);
     }
 
     /**
      * A cluster that discovery will fill in; until its first round, a ring of this node alone.
      * Members join it as they answer, telling their state as they do.
      */
+    public static ClusterMembership discovered(Member self, int vnodes, RememberedZones zones) {
+        return new ClusterMembership(self, List.of(self), vnodes, false, membership -> member -> true, zones);
+    }
+
+    /** {@link #discovered(Member, int, RememberedZones)} remembering no zones. */
     public static ClusterMembership discovered(Member self, int vnodes) {
-        return new ClusterMembership(self, List.of(self), vnodes, false, membership -> member -> true);
+        return discovered(self, vnodes, RememberedZones.NONE);
     }
 
     /**
@@ -107,9 +146,9 @@ public final class ClusterMembership {
      * reads do not ask it, writes go to it as to a joiner). Once the ring is known, every change
      * of who holds data is remembered there.
      */
-    public static ClusterMembership discovered(Member self, int vnodes, DataHolders dataHolders) {
+    public static ClusterMembership discovered(Member self, int vnodes, DataHolders dataHolders, RememberedZones zones) {
         ClusterMembership membership = new ClusterMembership(self, List.of(self), vnodes, false,
-                ignored -> dataHolders::heldData);
+                ignored -> dataHolders::heldData, zones);
         membership.onChange(view -> {
             if (membership.isKnown()) {
                 dataHolders.rememberDataHolders(view.ring().names().stream()
@@ -150,27 +189,28 @@ public final class ClusterMembership {
     }
 
     /**
-     * Replaces the ring when the members differ, logging the change once: in name, as a new
-     * version of the ring; in attributes alone, as the same version (nothing moves).
+     * Replaces the ring when the members differ, logging the change once: in name or zone, as a new
+     * version of the ring (keys move); in other attributes alone, as the same version (nothing moves).
      */
     public void update(Collection<Member> members) {
         View before = view.get();
-        if (Set.copyOf(before.ring().members()).equals(Set.copyOf(members))) {
+        List<Member> recalled = recalled(members);
+        if (Set.copyOf(before.ring().members()).equals(Set.copyOf(recalled))) {
             return;
         }
-        HashRing ring = new HashRing(members, vnodes);
-        boolean sameNames = ring.names().equals(before.ring().names());
-        View after = withMovement(sameNames ? before.version() : before.version() + 1, ring);
+        HashRing ring = new HashRing(recalled, vnodes);
+        boolean samePlacement = ring.placesAs(before.ring());
+        View after = withMovement(samePlacement ? before.version() : before.version() + 1, ring);
         if (!view.compareAndSet(before, after)) {
             update(members);
             return;
         }
-        if (sameNames) {
+        if (samePlacement) {
             ring.members().stream().filter(member -> !before.ring().members().contains(member))
                     .forEach(member -> log.info("{} tells {}", member.name().equals(self()) ? "this node" : member.name(),
                             new TreeMap<>(member.attributes())));
         } else {
-            log.info("ring changed to version {}: {} -> {}", after.version(), before.ring().names(), ring.names());
+            log.info("ring changed to version {}: {} -> {}", after.version(), describe(before.ring()), describe(ring));
             for (String member : before.ring().names()) {
                 if (!ring.names().contains(member)) {
                     // It takes its state with it: if the name comes back, it tells its state again.
@@ -183,9 +223,14 @@ public final class ClusterMembership {
         listeners.forEach(listener -> listener.accept(after));
     }
 
+    /** A ring's members, with their zones where any has one. */
+    private static String describe(HashRing ring) {
+        return ring.zones().isEmpty() ? ring.names().toString() : ring.names() + " in zones " + ring.zones();
+    }
+
     /**
      * A member's state as it told it (this node's own included); until it told one, NORMAL, or
-     * JOINING for a member not presumed to hold data (see {@link #discovered(Member, int, DataHolders)}
+     * JOINING for a member not presumed to hold data (see {@link #discovered(Member, int, DataHolders, RememberedZones)}
      * and {@link #fixedJoining}).
      */
     public MemberState state(String member) {

@@ -55,6 +55,7 @@ public final class HashRing {
     private static final byte USED = 1;
 
     private final List<Member> members;
+    private final Map<String, Member> byName;
     private final List<String> names;
     private final long[] points;
     private final int[] owners;
@@ -73,6 +74,7 @@ public final class HashRing {
         Map<String, Member> byName = new TreeMap<>();
         members.forEach(member -> byName.put(member.name(), member));
         this.members = List.copyOf(byName.values());
+        this.byName = Map.copyOf(byName);
         this.names = List.copyOf(byName.keySet());
         int count = this.members.size() * vnodes;
         long[] unsortedPoints = new long[count];
@@ -107,6 +109,27 @@ public final class HashRing {
     /** The members in name order. */
     public List<Member> members() {
         return members;
+    }
+
+    /** A member's zone; empty for a member without one, or not on this ring. */
+    public Optional<String> zoneOf(String name) {
+        Member member = byName.get(name);
+        return member == null ? Optional.empty() : member.zone();
+    }
+
+    /**
+     * Whether another ring places every key as this one does: the same members in the same zones
+     * (with the same number of points each, as one membership's rings have).
+     */
+    public boolean placesAs(HashRing other) {
+        return names.equals(other.names) && names.stream().allMatch(name -> zoneOf(name).equals(other.zoneOf(name)));
+    }
+
+    /** The members' zones by name, for those that have one: what a log line or a ledger says. */
+    public Map<String, String> zones() {
+        Map<String, String> zones = new TreeMap<>();
+        members.forEach(member -> member.zone().ifPresent(zone -> zones.put(member.name(), zone)));
+        return zones;
     }
 
     /** The members' names, in order. */

@@ -1,6 +1,7 @@
 package io.ringkv.ring;
 
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -55,6 +56,13 @@ public record Member(String name, Map<String, String> attributes) {
     /** A member in a zone; an empty zone is none. */
     public static Member inZone(String name, String zone) {
         return new Member(name, zone.isEmpty() ? Map.of() : Map.of(ZONE, zone));
+    }
+
+    /** The same member in that zone, its other attributes kept. */
+    public Member withZone(String zone) {
+        Map<String, String> attributes = new HashMap<>(this.attributes);
+        attributes.put(ZONE, zone);
+        return new Member(name, attributes);
     }
 
     /** The zone it told, if any. */

@@ -131,9 +131,11 @@ public record RingkvProperties(
         private static final String SELF = "ringkv.cluster.self";
         private static final String PEERS = "ringkv.cluster.peers";
 
+        public static final String ZONE = "ringkv.cluster.zone";
+
         public Cluster {
             if (!zone.isEmpty() && !Member.validText(zone)) {
-                throw new InvalidSettingException("ringkv.cluster.zone", "must be a Kubernetes label value (letters, digits, "
+                throw new InvalidSettingException(ZONE, "must be a Kubernetes label value (letters, digits, "
                         + "'-', '_' and '.', beginning and ending with a letter or digit, at most " + Member.MAX_TEXT_LENGTH
                         + " characters), got '" + zone + "'");
             }

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
+import io.ringkv.ring.RememberedZones;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.HashRing;
 import io.ringkv.ring.Member;
@@ -27,7 +28,7 @@ class StaticPeersTest {
 
     @Test
     void theRingIsKnownOnceEveryPeerAnsweredOrFailed() {
-        var membership = ClusterMembership.fixedJoining(Member.named("a"), Member.named(List.of("a", "b", "c")), 16);
+        var membership = ClusterMembership.fixedJoining(Member.named("a"), Member.named(List.of("a", "b", "c")), 16, RememberedZones.NONE);
         Map<String, Sinks.One<Optional<Member>>> probes = new ConcurrentHashMap<>();
         var peers = new StaticPeers(membership, Duration.ofSeconds(5),
                 member -> probes.computeIfAbsent(member, name -> Sinks.one()).asMono());
@@ -43,7 +44,7 @@ class StaticPeersTest {
 
     @Test
     void aNodeAloneKnowsItsRingAtOnce() {
-        var membership = ClusterMembership.fixedJoining(Member.named("a"), Member.named(List.of("a")), 16);
+        var membership = ClusterMembership.fixedJoining(Member.named("a"), Member.named(List.of("a")), 16, RememberedZones.NONE);
         new StaticPeers(membership, Duration.ofSeconds(5), member -> Mono.just(Optional.of(Member.named(member)))).round().block(Duration.ofSeconds(1));
         assertThat(membership.isKnown()).isTrue();
         assertThat(membership.othersHoldData()).isFalse();
@@ -51,7 +52,8 @@ class StaticPeersTest {
 
     /**
      * A static list names the members; what each is besides (its zone) it tells when it answers.
-     * A zone told places replicas across zones (HashRing), which keeps every key's primary.
+     * A zone told places replicas across zones (HashRing): a new version of the ring, which keeps
+     * every key's primary.
      */
     @Test
     void theRingTakesWhatEachPeerTellsOfItselfAndKeepsItsPrimaries() {
@@ -63,7 +65,7 @@ class StaticPeersTest {
 
         assertThat(membership.ring().members()).containsExactly(Member.inZone("a", "zone-a"), Member.inZone("b", "zone-b"),
                 Member.named("c"));
-        assertThat(membership.view().version()).as("attributes alone: the same version").isEqualTo(1);
+        assertThat(membership.view().version()).as("a zone places keys: a new version").isEqualTo(2);
         for (int i = 0; i < 1000; i++) {
             byte[] key = ("k" + i).getBytes();
             assertThat(membership.ring().replicasFor(key, 1)).isEqualTo(before.replicasFor(key, 1));

@@ -137,6 +137,23 @@ class RepairLedgerTest {
         assertThat(new RepairLedger(reopen()).heldData("http://b:8080")).as("scaled away: forgotten").isFalse();
     }
 
+    /** The members' zones outlive a restart; what is read back is a member's zone, or skipped. */
+    @Test
+    void theMembersZonesAreRememberedAcrossARestartAndAnUnreadableLineIsSkipped() {
+        RepairLedger ledger = new RepairLedger(reopen());
+        assertThat(ledger.zoneOf("http://b:8080")).isEmpty();
+        ledger.rememberZones(java.util.Map.of("http://a:8080", "zone-a", "http://b=:8080", "zone-b", "http://bad\nname:8080", "zone-c"));
+        RepairLedger restarted = new RepairLedger(reopen());
+        assertThat(restarted.zoneOf("http://a:8080")).contains("zone-a");
+        assertThat(restarted.zoneOf("http://b=:8080")).as("a name with the separator in it").contains("zone-b");
+        assertThat(restarted.zoneOf("http://bad\nname:8080")).as("a name that would break the format is not kept").isEmpty();
+
+        new MetaStore(store).put("zones", bytes("http%3A%2F%2Fa%3A8080=zone-a\nhttp%3A%2F%2Fc%3A8080=<script>\ngarbage\nhttp%zz=zone-d")).join();
+        RepairLedger tampered = new RepairLedger(reopen());
+        assertThat(tampered.zoneOf("http://a:8080")).contains("zone-a");
+        assertThat(tampered.zoneOf("http://c:8080")).as("not a zone's form").isEmpty();
+    }
+
     /** No name breaks the ledger's lines, and a store with a line it cannot read still opens. */
     @Test
     void noNameBreaksTheLedgerAndAnUnreadableLineIsSkipped() {

@@ -41,7 +41,8 @@ import tools.jackson.databind.json.JsonMapper;
  * writes and reads at {@code 2/3} through every node; then the old nodes are restarted one at a
  * time on this version, on their data. Every request is served (but those to the node restarting
  * that it refused or dropped as it stopped), nothing acknowledged is lost, and once all run this
- * version every node knows every member's zone, which the previous version neither had nor told.
+ * version every node knows the zone of the member that joined in one, which the previous version
+ * neither had nor told; the upgraded members, whose stores joined without a zone, keep none.
  */
 class MixedVersionIT {
 
@@ -134,17 +135,17 @@ class MixedVersionIT {
         assertThat(history.failures()).as("writes not served through the upgrade (but those to the node restarting)").isEmpty();
         assertThat(readFailures).as("reads not served through the upgrade (but those to the node restarting)").isEmpty();
         assertThat(history.lost(URI.create(nodes.get(0).url()))).as("acknowledged writes lost in the upgrade").isEmpty();
-        Map<String, String> zones = new TreeMap<>();
-        for (int i = 0; i < nodes.size(); i++) {
-            zones.put(nodes.get(i).url(), ZONES.get(i));
-        }
+        // The upgraded nodes' stores joined the cluster without a zone: they keep none, whatever
+        // their setting says (a zone set in place would move their keys' replicas without the
+        // data). The node that joined with one keeps it.
+        Map<String, String> zones = new TreeMap<>(Map.of(nodes.get(2).url(), ZONES.get(2)));
         // Peers tell their zones as they answer each other's pings, once per discovery round (5 s).
         Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
             for (NodeProcess node : nodes) {
                 assertThat(zonesKnownBy(node)).as("the members' zones as %s knows them", node.url()).isEqualTo(zones);
             }
         });
-        System.out.printf("mixed versions: %d writes acknowledged, 0 lost, zones known everywhere; %d s in all%n",
+        System.out.printf("mixed versions: %d writes acknowledged, 0 lost, zones known everywhere, kept where joined; %d s in all%n",
                 history.acknowledged(), secondsSince(started));
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.IntStream;
 
@@ -89,7 +90,7 @@ class ClusterMembershipTest {
      */
     @Test
     void aNewStoreAmongListedPeersPullsOnlyIfOneSaysItHoldsData() {
-        var joining = ClusterMembership.fixedJoining(Member.named("a"), Member.named(List.of("a", "b", "c")), 16);
+        var joining = ClusterMembership.fixedJoining(Member.named("a"), Member.named(List.of("a", "b", "c")), 16, RememberedZones.NONE);
         joining.setState("a", MemberState.JOINING);
         assertThat(joining.isKnown()).as("not before it asked its peers").isFalse();
         assertThat(joining.othersHoldData()).as("no peer answered yet").isFalse();
@@ -112,7 +113,7 @@ class ClusterMembershipTest {
      */
     @Test
     void aJoinedNodePresumesEveryListedMemberHoldsDataUntilItSaysOtherwise() {
-        var joining = ClusterMembership.fixedJoining(Member.named("a"), Member.named(List.of("a", "b", "c")), 16);
+        var joining = ClusterMembership.fixedJoining(Member.named("a"), Member.named(List.of("a", "b", "c")), 16, RememberedZones.NONE);
         joining.setState("a", MemberState.JOINING);
         joining.setState("b", MemberState.NORMAL);
         assertThat(joining.state("c")).as("not heard from while it joins").isEqualTo(MemberState.JOINING);
@@ -135,7 +136,7 @@ class ClusterMembershipTest {
 
     @Test
     void aMemberNotHeardFromIsPresumedToHoldDataOnlyIfItDid() {
-        var intended = ClusterMembership.discovered(Member.named("a"), 16, new Remembered(Set.of("b")));
+        var intended = ClusterMembership.discovered(Member.named("a"), 16, new Remembered(Set.of("b")), RememberedZones.NONE);
         intended.update(Member.named(Set.of("a", "b", "c")));
         assertThat(intended.state("b")).as("held data when this node last knew").isEqualTo(MemberState.NORMAL);
         assertThat(intended.state("c")).as("never heard of: a new pod").isEqualTo(MemberState.JOINING);
@@ -145,7 +146,7 @@ class ClusterMembershipTest {
         intended.setState("c", MemberState.NORMAL);
         assertThat(intended.view().current().names()).as("it told its state").containsExactlyInAnyOrder("a", "b", "c");
 
-        var newVolume = ClusterMembership.discovered(Member.named("a"), 16, new Remembered(Set.of()));
+        var newVolume = ClusterMembership.discovered(Member.named("a"), 16, new Remembered(Set.of()), RememberedZones.NONE);
         newVolume.update(Member.named(Set.of("a", "b", "c")));
         assertThat(newVolume.othersHoldData()).as("a pod on a new volume, its peers not heard from").isFalse();
         newVolume.setState("b", MemberState.NORMAL);
@@ -156,7 +157,7 @@ class ClusterMembershipTest {
     @Test
     void theMembersHoldingDataAreRememberedOnceTheRingIsKnown() {
         Remembered remembered = new Remembered(Set.of("b"));
-        var intended = ClusterMembership.discovered(Member.named("a"), 16, remembered);
+        var intended = ClusterMembership.discovered(Member.named("a"), 16, remembered, RememberedZones.NONE);
         intended.update(Member.named(Set.of("a", "b", "c")));
         assertThat(remembered.holders).as("not known yet: the last ring known stays remembered").containsExactly("b");
 
@@ -187,25 +188,68 @@ class ClusterMembershipTest {
         }
     }
 
-    /** What members tell of themselves changes the ring's members, not its version or where keys live. */
+    /**
+     * What members tell of themselves changes the ring's members. A zone places keys (HashRing),
+     * so it makes a new version of the ring; other attributes do not, nor move a key.
+     */
     @Test
-    void attributesAloneKeepTheVersionAndThePlacement() {
+    void aZoneIsANewVersionOfTheRingOtherAttributesAreNot() {
         HashRing before = membership.ring();
         List<ClusterMembership.View> heard = new java.util.ArrayList<>();
         membership.onChange(heard::add);
 
-        membership.update(List.of(Member.named("a"), Member.inZone("b", "zone-b"), Member.inZone("c", "zone-c")));
-
+        membership.update(List.of(Member.named("a"), new Member("b", Map.of("disk", "ssd")), Member.named("c")));
         assertThat(membership.view().version()).isEqualTo(1);
-        assertThat(membership.ring().members()).extracting(Member::zone)
-                .containsExactly(java.util.Optional.empty(), java.util.Optional.of("zone-b"), java.util.Optional.of("zone-c"));
         assertThat(heard).as("told as a change of the view").hasSize(1);
         for (int i = 0; i < 1000; i++) {
             byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
             assertThat(membership.ring().replicasFor(key, 2)).isEqualTo(before.replicasFor(key, 2));
         }
+
         membership.update(List.of(Member.named("a"), Member.inZone("b", "zone-b"), Member.inZone("c", "zone-c")));
-        assertThat(heard).as("nothing new, nothing told").hasSize(1);
+        assertThat(membership.view().version()).as("zones place keys").isEqualTo(2);
+        assertThat(membership.ring().zones()).isEqualTo(Map.of("b", "zone-b", "c", "zone-c"));
+        membership.update(List.of(Member.named("a"), Member.inZone("b", "zone-b"), Member.inZone("c", "zone-c")));
+        assertThat(heard).as("nothing new, nothing told").hasSize(2);
+    }
+
+    /**
+     * A member that has not told its zone (down since this node restarted, or not asked yet) is
+     * placed in the zone remembered for it, as its peers still place it; once the ring is known,
+     * what is remembered follows it.
+     */
+    @Test
+    void aMemberNotHeardFromIsInTheZoneRememberedForIt() {
+        RememberingZones remembered = new RememberingZones(Map.of("b", "zone-b", "c", "zone-c"));
+        var restarted = ClusterMembership.fixed(Member.inZone("a", "zone-a"), Member.named(List.of("a", "b", "c")), 16, remembered);
+        assertThat(restarted.ring().zones()).isEqualTo(Map.of("a", "zone-a", "b", "zone-b", "c", "zone-c"));
+
+        restarted.update(List.of(Member.inZone("a", "zone-a"), Member.named("b"), Member.inZone("c", "zone-c")));
+        assertThat(restarted.view().version()).as("b not heard from yet: placed as before").isEqualTo(1);
+        restarted.setState("c", MemberState.JOINING);
+        assertThat(remembered.zones).isEqualTo(Map.of("a", "zone-a", "b", "zone-b", "c", "zone-c"));
+
+        restarted.update(List.of(Member.inZone("a", "zone-a"), Member.inZone("c", "zone-c")));
+        assertThat(remembered.zones).as("b left the ring").isEqualTo(Map.of("a", "zone-a", "c", "zone-c"));
+    }
+
+    /** What the ledger would remember of zones, in memory. */
+    private static final class RememberingZones implements RememberedZones {
+        private volatile Map<String, String> zones;
+
+        RememberingZones(Map<String, String> zones) {
+            this.zones = zones;
+        }
+
+        @Override
+        public java.util.Optional<String> zoneOf(String member) {
+            return java.util.Optional.ofNullable(zones.get(member));
+        }
+
+        @Override
+        public void rememberZones(Map<String, String> zones) {
+            this.zones = Map.copyOf(zones);
+        }
     }
 
     @Test

@@ -236,4 +236,43 @@ class ZonePlacementTest {
             return replicas;
         }
     }
+
+    /** Two rings place alike when they have the same members in the same zones; a member's other attributes play no part. */
+    @Test
+    void ringsPlaceAlikeWithTheSameMembersInTheSameZones() {
+        HashRing zoned = new HashRing(List.of(Member.inZone("a", "z1"), Member.inZone("b", "z2"), Member.named("c")), 16);
+        HashRing sameZones = new HashRing(List.of(Member.named("c"), new Member("b", Map.of("zone", "z2", "disk", "ssd")),
+                Member.inZone("a", "z1")), 16);
+        HashRing movedZone = new HashRing(List.of(Member.inZone("a", "z1"), Member.inZone("b", "z1"), Member.named("c")), 16);
+        assertThat(zoned.placesAs(sameZones)).isTrue();
+        assertThat(zoned.placesAs(movedZone)).isFalse();
+        assertThat(zoned.zoneOf("b")).contains("z2");
+        assertThat(zoned.zoneOf("c")).as("no zone").isEmpty();
+        assertThat(zoned.zoneOf("d")).as("not a member").isEmpty();
+        assertThat(zoned.zones()).isEqualTo(Map.of("a", "z1", "b", "z2"));
+    }
+
+    /**
+     * A member added, in a zone of its own or an existing one, only takes keys: every key's new
+     * replicas are its old ones or the new member. So a join's hand-over (the joiner pulls) moves
+     * all the data that moves, zones or not.
+     */
+    @Test
+    void aMemberAddedOnlyTakesKeys() {
+        List<Member> before = List.of(Member.inZone("a1", "a"), Member.inZone("a2", "a"), Member.inZone("b1", "b"),
+                Member.inZone("b2", "b"), Member.inZone("b3", "b"));
+        for (Member added : List.of(Member.inZone("c1", "c"), Member.inZone("a3", "a"), Member.inZone("b4", "b"))) {
+            HashRing old = new HashRing(before, 64);
+            List<Member> with = new ArrayList<>(before);
+            with.add(added);
+            HashRing grown = new HashRing(with, 64);
+            java.util.Random random = new java.util.Random(7);
+            for (int i = 0; i < 20_000; i++) {
+                long token = random.nextLong();
+                Set<String> allowed = new HashSet<>(old.replicasForToken(token, 3));
+                allowed.add(added.name());
+                assertThat(grown.replicasForToken(token, 3)).as("adding %s", added.name()).isSubsetOf(allowed);
+            }
+        }
+    }
 }
