@@ -40,9 +40,9 @@ import reactor.core.publisher.MonoSink;
  * {@code ack} of them have: it never waits for the slowest. Writes are stamped with the hybrid
  * clock and sent to all {@code from} replicas at once; replicas still working when the answer goes
  * out are not cancelled, so they apply the write too, and one that fails gets a hint
- * ({@link HintedHandoff}). Reads ask only the {@code ack} cheapest replicas ({@link ReplicaPreference})
- * and widen to the rest when one of those fails or when no quorum came within the hedge delay,
- * so that a read costs {@code ack} calls, not {@code from}.
+ * ({@link HintedHandoff}). Reads ask only the first {@code ack} replicas, this node's zone first,
+ * then the cheapest ({@link ReplicaPreference}), and widen to the rest when one of those fails or
+ * when no quorum came within the hedge delay, so that a read costs {@code ack} calls, not {@code from}.
  *
  * <p>Read repair: when the replicas a read heard disagree, the newest version is written back to
  * the stale ones before the answer goes out, so that two quorum reads in a row never go backwards;
@@ -74,6 +74,8 @@ public final class Coordinator {
     private final AtomicInteger callsInFlight = new AtomicInteger();
     private final Counter blockingRepairs;
     private final Counter lateRepairs;
+    private final Counter readsInZone;
+    private final Counter readsAcrossZones;
 
     /**
      * @param readHedgeDelay    how long a read waits for its first {@code ack} replicas before asking
@@ -92,6 +94,12 @@ public final class Coordinator {
                 .description("Stale replicas a read wrote the newest version back to").register(meters);
         this.lateRepairs = Counter.builder("ringkv.read.repairs").tag("when", "after-answer")
                 .description("Stale replicas a read wrote the newest version back to").register(meters);
+        this.readsInZone = Counter.builder("ringkv.replica.reads").tag("zone", "same")
+                .description("Replica reads a coordinator asked, by whether the replica is in its zone (same without zones)")
+                .register(meters);
+        this.readsAcrossZones = Counter.builder("ringkv.replica.reads").tag("zone", "other")
+                .description("Replica reads a coordinator asked, by whether the replica is in its zone (same without zones)")
+                .register(meters);
     }
 
     /** Where keys live now: one snapshot per request. */
@@ -182,6 +190,12 @@ public final class Coordinator {
         }
     }
 
+    /** Counts a replica read by whether it stays in this node's zone: what local-zone reads save. */
+    private Replica asked(Replica replica, Placement placement) {
+        (placement.inThisZone(replica) ? readsInZone : readsAcrossZones).increment();
+        return replica;
+    }
+
     /**
      * The newest live value among the first {@code ack} answers; empty if that is a tombstone or nothing.
      *
@@ -194,11 +208,12 @@ public final class Coordinator {
      */
     public Mono<Optional<ByteBuffer>> get(byte[] key, ReplicationFactor factor, Placement placement, AdmissionControl.Held hold) {
         List<Replica> targets = ReplicaPreference.cheapestFirst(
-                placement.readReplicas(key, factor.from()), Replica::expectedLatencyMillis);
+                placement.readReplicas(key, factor.from()), Replica::expectedLatencyMillis, placement::inThisZone);
         int first = readHedgeDelay.isZero() ? targets.size() : factor.ack();
         if (first == 1 && targets.get(0) instanceof LocalReplica local) {
             Mono<Optional<ByteBuffer>> answered = answeredFromMemory(local, key, hold);
             if (answered != null) {
+                readsInZone.increment();
                 return answered;
             }
         }
@@ -206,7 +221,7 @@ public final class Coordinator {
         return Mono.defer(() -> {
                     hold.retain(); // for the replica calls, let go after the last has ended
                     return quorum(targets, first, readHedgeDelay, placement.served(factor), replica -> true, Pacing.READ,
-                            replica -> replica.read(key).flatMap(answer -> observed(replica, answer))
+                            replica -> asked(replica, placement).read(key).flatMap(answer -> observed(replica, answer))
                                     .flatMap(answer -> held(answer, hold))
                                     .map(answer -> new ReadRepair.Answer<>(replica, answer)),
                             late, hold::release);

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -19,8 +20,15 @@ import io.ringkv.ring.HashRing;
  * @param future  the members that will once joining and leaving finish (NORMAL and JOINING)
  * @param joining for each joining member, {@code current} with it added: the rings reads may use
  *                as joins finish one by one (see {@code ClusterMembership.View})
+ * @param zone    the zone of the node that coordinates, if it has one: reads ask its zone first
  */
-public record Placement(HashRing current, HashRing future, Collection<HashRing> joining, Function<String, Replica> replicas) {
+public record Placement(HashRing current, HashRing future, Collection<HashRing> joining, Function<String, Replica> replicas,
+        Optional<String> zone) {
+
+    /** For a node without a zone. */
+    public Placement(HashRing current, HashRing future, Collection<HashRing> joining, Function<String, Replica> replicas) {
+        this(current, future, joining, replicas, Optional.empty());
+    }
 
     /** How many members own data: what {@code from} is checked against. */
     public int size() {
@@ -48,6 +56,14 @@ public record Placement(HashRing current, HashRing future, Collection<HashRing> 
     /** The replicas a read of the key asks, its primary first: at most every owner. */
     public List<Replica> readReplicas(byte[] key, int from) {
         return current.replicasFor(key, Math.min(from, size())).stream().map(replicas).toList();
+    }
+
+    /**
+     * Whether a replica is in the coordinating node's zone ({@link ReplicaPreference}); without a
+     * zone here, every replica is.
+     */
+    public boolean inThisZone(Replica replica) {
+        return zone.isEmpty() || zone.equals(current.zoneOf(replica.name()));
     }
 
     /**

@@ -43,7 +43,7 @@ public final class RemoteReplica implements Replica, AutoCloseable {
     @Override
     public double expectedLatencyMillis() {
         double latency = monitor.expectedLatencyMillis();
-        return window.saturated() && latency < Double.MAX_VALUE ? Double.MAX_VALUE : latency;
+        return window.saturated() ? Math.max(latency, ReplicaPreference.NO_ANSWER_SOON) : latency;
     }
 
     @Override

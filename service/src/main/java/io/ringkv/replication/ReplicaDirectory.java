@@ -226,7 +226,7 @@ public final class ReplicaDirectory implements AutoCloseable {
     public Placement placement() {
         requireKnownRing();
         ClusterMembership.View view = membership.view();
-        return new Placement(view.current(), view.future(), view.joining().values(), this::replica);
+        return new Placement(view.current(), view.future(), view.joining().values(), this::replica, membership.selfMember().zone());
     }
 
     private void requireKnownRing() {
