@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.ringkv.health.PeerMonitors;
+import io.ringkv.health.PeerState;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.support.TestNode;
 
@@ -49,6 +51,10 @@ class ZonesTest {
         // Zones travel in the PINGs: every node places by all six once it has heard every peer.
         Awaitility.await("every node knowing every member's zone").atMost(Duration.ofSeconds(30))
                 .until(() -> nodes.stream().allMatch(node -> node.bean(ClusterMembership.class).ring().zones().size() == 6));
+        // A peer that started after a node is shunned by it until heard from; 3/3 writes need every replica.
+        Awaitility.await("every node calling every peer").atMost(Duration.ofSeconds(30))
+                .until(() -> nodes.stream().allMatch(node -> nodes.stream().filter(peer -> peer != node)
+                        .allMatch(peer -> node.bean(PeerMonitors.class).of(peer.url()).state() == PeerState.UP)));
     }
 
     @AfterAll
