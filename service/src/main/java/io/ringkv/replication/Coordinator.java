@@ -94,12 +94,8 @@ public final class Coordinator {
                 .description("Stale replicas a read wrote the newest version back to").register(meters);
         this.lateRepairs = Counter.builder("ringkv.read.repairs").tag("when", "after-answer")
                 .description("Stale replicas a read wrote the newest version back to").register(meters);
-        this.readsInZone = Counter.builder("ringkv.replica.reads").tag("zone", "same")
-                .description("Replica reads a coordinator asked, by whether the replica is in its zone (same without zones)")
-                .register(meters);
-        this.readsAcrossZones = Counter.builder("ringkv.replica.reads").tag("zone", "other")
-                .description("Replica reads a coordinator asked, by whether the replica is in its zone (same without zones)")
-                .register(meters);
+        this.readsInZone = replicaReads("same", meters);
+        this.readsAcrossZones = replicaReads("other", meters);
     }
 
     /** Where keys live now: one snapshot per request. */
@@ -188,6 +184,12 @@ public final class Coordinator {
         if (replica instanceof RemoteReplica) {
             hints.hint(replica.name(), key, record);
         }
+    }
+
+    private static Counter replicaReads(String zone, MeterRegistry meters) {
+        return Counter.builder("ringkv.replica.reads").tag("zone", zone)
+                .description("Replica reads a coordinator asked, by whether the replica is in its zone (same without zones)")
+                .register(meters);
     }
 
     /** Counts a replica read by whether it stays in this node's zone: what local-zone reads save. */
