@@ -3,7 +3,6 @@ package io.ringkv.process;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -33,8 +32,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.ringkv.support.NodeProcess;
 import io.ringkv.support.WriteHistory;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A rolling upgrade from the previous version: two nodes of it and one of this version serve
@@ -142,7 +139,7 @@ class MixedVersionIT {
         // Peers tell their zones as they answer each other's pings, once per discovery round (5 s).
         Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
             for (NodeProcess node : nodes) {
-                assertThat(zonesKnownBy(node)).as("the members' zones as %s knows them", node.url()).isEqualTo(zones);
+                assertThat(node.zonesKnown()).as("the members' zones as %s knows them", node.url()).isEqualTo(zones);
             }
         });
         System.out.printf("mixed versions: %d writes acknowledged, 0 lost, zones known everywhere, kept where joined; %d s in all%n",
@@ -182,26 +179,6 @@ class MixedVersionIT {
                 Thread.currentThread().interrupt();
                 return;
             }
-        }
-    }
-
-    /** Each member's zone as the node shows it in {@code GET /v0/cluster}; absent where it knows none. */
-    private Map<String, String> zonesKnownBy(NodeProcess node) {
-        try {
-            String body = http.send(HttpRequest.newBuilder(URI.create(node.url() + "/v0/cluster")).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
-            Map<String, String> zones = new TreeMap<>();
-            for (JsonNode member : JsonMapper.builder().build().readTree(body).get("members")) {
-                if (member.hasNonNull("zone")) {
-                    zones.put(member.get("name").asString(), member.get("zone").asString());
-                }
-            }
-            return zones;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 

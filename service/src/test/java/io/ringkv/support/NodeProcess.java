@@ -14,8 +14,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A node as operators run it: the packaged jar in its own JVM with {@code -Xmx256m} (or less),
@@ -202,6 +206,26 @@ public final class NodeProcess implements AutoCloseable {
             sleep(pollMillis);
         }
         throw new IllegalStateException("the node did not serve within " + timeout + ":\n" + output());
+    }
+
+    /** Each member's zone as the node shows it in {@code GET /v0/cluster}; absent where it knows none. */
+    public Map<String, String> zonesKnown() {
+        try {
+            String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url() + "/v0/cluster"))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+            Map<String, String> zones = new TreeMap<>();
+            for (JsonNode member : JsonMapper.builder().build().readTree(body).get("members")) {
+                if (member.hasNonNull("zone")) {
+                    zones.put(member.get("name").asString(), member.get("zone").asString());
+                }
+            }
+            return zones;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Sends SIGTERM and waits for the process to end; returns its exit code. */

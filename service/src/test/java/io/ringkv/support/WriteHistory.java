@@ -228,6 +228,11 @@ public final class WriteHistory {
         return lost;
     }
 
+    /** The keys written so far. */
+    public List<String> keys() {
+        return List.copyOf(history.keySet());
+    }
+
     /** Keys where some replica's own copy (each function reads one replica's) is not the newest of them. */
     public List<String> stale(List<Function<byte[], Optional<Record>>> replicaCopies) {
         List<String> stale = new ArrayList<>();
