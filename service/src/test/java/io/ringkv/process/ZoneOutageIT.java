@@ -107,7 +107,13 @@ class ZoneOutageIT {
     }
 
     private void startAll() {
+        long started = System.nanoTime();
         nodes.parallelStream().forEach(node -> node.startAndAwait(Duration.ofSeconds(180)));
+        System.out.printf("six nodes ready in %d s%n", secondsSince(started));
+    }
+
+    private static long secondsSince(long nanos) {
+        return Duration.ofNanos(System.nanoTime() - nanos).toSeconds();
     }
 
     /**
@@ -115,6 +121,7 @@ class ZoneOutageIT {
      * for each key, the zones (as this test numbers them) of the nodes that hold it.
      */
     private Map<String, List<String>> census() throws Exception {
+        long started = System.nanoTime();
         List<String> keys = IntStream.range(0, CENSUS_KEYS).mapToObj(i -> "census-" + i).toList();
         ExecutorService clients = Executors.newFixedThreadPool(16);
         try {
@@ -132,7 +139,8 @@ class ZoneOutageIT {
         Map<String, Map<String, Record>> copies = ReplicaCensus.of(urls, keys);
         Map<String, List<String>> zones = new HashMap<>();
         copies.forEach((key, holders) -> zones.put(key, holders.keySet().stream().map(url -> zoneOf(urls.indexOf(url))).toList()));
-        System.out.printf("census of %d keys: %d with two copies in one zone%n", keys.size(), keysWhere(zones, ZoneOutageIT::sharesAZone).size());
+        System.out.printf("census of %d keys in %d s: %d with two copies in one zone%n", keys.size(), secondsSince(started),
+                keysWhere(zones, ZoneOutageIT::sharesAZone).size());
         return zones;
     }
 
@@ -167,6 +175,7 @@ class ZoneOutageIT {
         List<NodeProcess> zoneA = List.of(nodes.get(0), nodes.get(3));
         List<URI> through = IntStream.range(0, NODES).filter(i -> !zoneOf(i).equals("zone-a"))
                 .mapToObj(i -> URI.create(nodes.get(i).url())).toList();
+        long started = System.nanoTime();
         WriteHistory history = new WriteHistory("2/3");
         history.start(() -> through, WRITERS, KEYS_PER_WRITER);
         awaitAcknowledged(history, LOAD_PER_PHASE, "before the outage");
@@ -175,7 +184,7 @@ class ZoneOutageIT {
         zoneA.parallelStream().forEach(node -> node.startAndAwait(Duration.ofSeconds(180)));
         awaitAcknowledged(history, history.acknowledged() + LOAD_PER_PHASE, "after zone-a is back");
         history.stop();
-        System.out.printf("zone-a SIGKILLed and back: outcomes %s%n", history.outcomes());
+        System.out.printf("zone-a SIGKILLed and back under load in %d s: outcomes %s%n", secondsSince(started), history.outcomes());
         return history;
     }
 
