@@ -32,6 +32,14 @@ GRAFANA_VARS = {"$__rate_interval": "1m", "$namespace": "ns", "$job": "job", "$p
 NEWER_THAN_CAPTURE = {
     "ringkv_backup_last_success_seconds":
         ("service/src/main/java/io/ringkv/backup/BackupMetrics.java", 'Gauge.builder("ringkv.backup.last.success"', '.baseUnit("seconds")'),
+    "ringkv_replica_reads_total":
+        ("service/src/main/java/io/ringkv/replication/Coordinator.java", 'Counter.builder("ringkv.replica.reads")'),
+    "ringkv_ring_ranges_zone_shared":
+        ("service/src/main/java/io/ringkv/metrics/ZoneMetrics.java", 'Gauge.builder("ringkv.ring.ranges.zone.shared"'),
+    "ringkv_zone_members":
+        ("service/src/main/java/io/ringkv/metrics/ZoneMetrics.java", 'MultiGauge.builder("ringkv.zone.members")'),
+    "ringkv_zone_members_up":
+        ("service/src/main/java/io/ringkv/metrics/ZoneMetrics.java", 'MultiGauge.builder("ringkv.zone.members.up")'),
 }
 MONITORING_KINDS = {("monitoring.coreos.com/v1", "ServiceMonitor"), ("monitoring.coreos.com/v1", "PrometheusRule")}
 
@@ -151,7 +159,8 @@ def on(render, namespace, persistence, replicas, backup=False):
     check("on: one PrometheusRule, monitoring.coreos.com/v1",
           len(rules) == 1 and rules[0]["apiVersion"] == "monitoring.coreos.com/v1", rules)
     alerts = {r["alert"]: r for g in rules[0]["spec"]["groups"] for r in g["rules"]}
-    expected = {"RingkvNodeDown", "RingkvNodesMissing", "RingkvBreakerOpen", "RingkvNotEnoughReplicas"}
+    expected = {"RingkvNodeDown", "RingkvNodesMissing", "RingkvBreakerOpen", "RingkvNotEnoughReplicas",
+                "RingkvPlacementDegraded"}
     if persistence:
         expected.add("RingkvDiskNearlyFull")
     if backup:
@@ -175,6 +184,16 @@ def on(render, namespace, persistence, replicas, backup=False):
               f'data-{sts["metadata"]["name"]}-[0-9]+' in alerts["RingkvDiskNearlyFull"]["expr"]
               and any(t["metadata"]["name"] == "data" for t in sts["spec"]["volumeClaimTemplates"]),
               alerts["RingkvDiskNearlyFull"]["expr"])
+
+    if "RingkvPlacementDegraded" in alerts and not errors:
+        degraded = alerts["RingkvPlacementDegraded"]
+        check("RingkvPlacementDegraded fires on ranges sharing a zone, once per release",
+              metric_names(degraded["expr"]) == {"ringkv_ring_ranges_zone_shared"}
+              and degraded["expr"].startswith("max by (namespace) (") and degraded["expr"].strip().endswith("> 0"),
+              degraded["expr"])
+        check("RingkvPlacementDegraded points at its runbook (docs/operations.md#ringkvplacementdegraded)",
+              degraded.get("annotations", {}).get("runbook") == "docs/operations.md#ringkvplacementdegraded",
+              degraded.get("annotations"))
 
     if backup and "RingkvBackupStale" in alerts and not errors:
         stale = alerts["RingkvBackupStale"]
@@ -211,7 +230,9 @@ def on(render, namespace, persistence, replicas, backup=False):
                              ("ringkv_replica_breaker_state", "breakers"),
                              ("ringkv_storage_", "RocksDB"), ("jvm_memory_used_bytes", "JVM heap"),
                              ("jvm_gc_pause_seconds", "GC"), ("ringkv_hints_", "hints"),
-                             ("ringkv_repair_", "repair")):
+                             ("ringkv_repair_", "repair"), ("ringkv_zone_members_up", "members up per zone"),
+                             ("ringkv_replica_reads_total", "replica reads across zones"),
+                             ("ringkv_ring_ranges_zone_shared", "ranges sharing a zone")):
             check(f"the dashboard shows {what}", any(n.startswith(family) for n in used), sorted(used))
         unscoped = [e for e in panel_exprs for _, labels in selectors(e)
                     if {"namespace", "job", "pod"} - set(labels)]

@@ -2,8 +2,10 @@ package io.ringkv.api;
 
 import java.net.URI;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.server.ServerRequest;
@@ -19,6 +21,8 @@ import io.ringkv.peer.client.NodeInfoClient;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.discovery.DnsDiscovery;
 import io.ringkv.ring.MemberState;
+import io.ringkv.ring.ZoneSpread;
+import io.ringkv.ring.ZoneSpread.ZoneMembers;
 import reactor.core.publisher.Mono;
 
 /** {@code GET /v0/cluster}: this node's view of the cluster, as JSON; {@code GET /v0/cluster/self}: who it is. */
@@ -35,12 +39,14 @@ final class ClusterHandler {
 
     /**
      * {@code clusterPort}: where this node answers peers (they learn it from {@code /v0/cluster/self}).
+     * {@code zones}: the ring's zones in name order, each with its members and how many are UP (as
+     * {@code members} shows their states); members without a zone are in none.
      * {@code repair}: the repair this node runs now, with its progress; null if none.
      * {@code movement}: the data this node moves now as it joins (pull) or leaves (push); null if none.
      * {@code restore}: the restore of a backup this node runs, or ran last, with its progress; null if none.
      */
     public record ClusterView(String self, int clusterPort, long version, boolean known, List<MemberView> members,
-            RepairProgress.Snapshot repair, RepairProgress.Snapshot movement, Progress restore) {
+            List<ZoneMembers> zones, RepairProgress.Snapshot repair, RepairProgress.Snapshot movement, Progress restore) {
     }
 
     /** What {@link NodeInfoClient} reads: the node's name on the ring and the port it answers peers on. */
@@ -78,13 +84,16 @@ final class ClusterHandler {
 
     Mono<ServerResponse> view(ServerRequest request) {
         var view = membership.view();
+        // Read once: the zones count the states the members show.
+        Map<String, PeerState> states = view.ring().names().stream()
+                .collect(Collectors.toMap(name -> name, name -> monitors.stateOf(name, membership.self())));
         List<MemberView> members = view.ring().members().stream()
-                .map(member -> new MemberView(member.name(), addressOf(member.name()),
-                        member.name().equals(membership.self()) ? PeerState.UP : monitors.of(member.name()).state(),
+                .map(member -> new MemberView(member.name(), addressOf(member.name()), states.get(member.name()),
                         membership.state(member.name()), member.zone().orElse(null)))
                 .toList();
+        List<ZoneMembers> zones = ZoneSpread.members(view.ring(), member -> states.get(member) == PeerState.UP);
         return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(new ClusterView(membership.self(), clusterPort, view.version(), membership.isKnown(), members,
+                .bodyValue(new ClusterView(membership.self(), clusterPort, view.version(), membership.isKnown(), members, zones,
                         repairScheduler.status().running(), dataMovement.running(), restore.get().orElse(null)));
     }
 

@@ -20,4 +20,9 @@ public final class PeerMonitors {
     public PeerMonitor of(String peer) {
         return monitors.computeIfAbsent(peer, name -> new PeerMonitor(name, settings, meters));
     }
+
+    /** How this node ({@code self}) sees a member of its ring: itself UP, as it answers for itself; a peer as its monitor says. */
+    public PeerState stateOf(String member, String self) {
+        return member.equals(self) ? PeerState.UP : of(member).state();
+    }
 }

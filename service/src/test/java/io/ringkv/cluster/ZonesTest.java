@@ -28,6 +28,7 @@ import io.ringkv.support.TestNode;
  * Six nodes in three zones, two each: every key's three replicas are in three zones, on every
  * node's ring and in the stores (a census of what each node holds), and reads ask this node's
  * zone first: a {@code 1/3} read stays in it, a {@code 2/3} read asks one replica there first.
+ * Every node counts each zone's members, all up, and no range whose replicas share a zone.
  */
 class ZonesTest {
 
@@ -115,6 +116,26 @@ class ZonesTest {
         double otherAtTwo = afterTwo[1] - afterOne[1];
         assertThat(sameAtTwo).as("2/3 reads: the first replica asked is in the zone").isGreaterThanOrEqualTo(6 * 60);
         assertThat(otherAtTwo).as("2/3 reads: the second is in another (one replica per zone)").isGreaterThanOrEqualTo(6 * 60);
+    }
+
+    @Test
+    void eachNodeCountsEveryZonesMembersUpAndNoRangeSharingAZone() {
+        for (TestNode node : nodes) {
+            node.client().get().uri("/v0/cluster").exchange()
+                    .expectStatus().isOk()
+                    .expectBody()
+                    .jsonPath("$.zones[*].zone").isEqualTo(ZONES)
+                    .jsonPath("$.zones[*].members").isEqualTo(List.of(2, 2, 2))
+                    .jsonPath("$.zones[*].up").isEqualTo(List.of(2, 2, 2));
+            String metrics = node.client().get().uri("/actuator/prometheus").exchange().expectStatus().isOk()
+                    .expectBody(String.class).returnResult().getResponseBody();
+            for (String zone : ZONES) {
+                assertThat(metrics).as("%s's metrics", node.url())
+                        .contains("ringkv_zone_members{application=\"ringkv\",zone=\"" + zone + "\"} 2.0",
+                                "ringkv_zone_members_up{application=\"ringkv\",zone=\"" + zone + "\"} 2.0");
+            }
+            assertThat(metrics).as("%s's metrics", node.url()).contains("ringkv_ring_ranges_zone_shared{application=\"ringkv\"} 0.0");
+        }
     }
 
     private static void readAll(String replicas) {

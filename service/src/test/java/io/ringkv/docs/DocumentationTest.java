@@ -94,12 +94,14 @@ class DocumentationTest {
                         .register(meters);
                 Gauge.builder("ringkv.repair.last.completed", ledger, x -> 0).baseUnit("seconds").register(meters);
                 Gauge.builder("ringkv.peer.connections", connections, AtomicInteger::get).register(meters);
+                MultiGauge.builder("ringkv.zone.members").description("Members").register(meters);
                 property(meters, "ringkv.storage.sst.live.bytes", "rocksdb.live-sst-files-size", "Bytes");
                 pipeline.addFirst("ringkv.flush", handler);
                 """;
         assertThat(metersIn(source)).containsExactlyInAnyOrder("ringkv_client_requests_seconds",
                 "ringkv_repair_bytes_total", "ringkv_clock_refused_total", "ringkv_client_bytes_inflight_bytes",
-                "ringkv_repair_last_completed_seconds", "ringkv_peer_connections", "ringkv_storage_sst_live_bytes");
+                "ringkv_repair_last_completed_seconds", "ringkv_peer_connections", "ringkv_zone_members",
+                "ringkv_storage_sst_live_bytes");
     }
 
     // ---- the settings -------------------------------------------------------------------------------
@@ -175,11 +177,11 @@ class DocumentationTest {
 
     /** A Micrometer builder with a literal {@code ringkv.} name, up to its {@code register} call. */
     private static final Pattern BUILDER = Pattern.compile(
-            "\\b(Timer|Counter|FunctionCounter|Gauge)\\.builder\\(\\s*\"(ringkv\\.[a-z.]+)\"(.*?)\\.register\\(",
+            "\\b(Timer|Counter|FunctionCounter|Gauge|MultiGauge)\\.builder\\(\\s*\"(ringkv\\.[a-z.]+)\"(.*?)\\.register\\(",
             Pattern.DOTALL);
     /** A helper that registers a gauge by a name it is given with the registry (StorageMetrics' RocksDB properties). */
     private static final Pattern GAUGE_HELPER = Pattern.compile("\\(\\s*meters\\s*,\\s*\"(ringkv\\.[a-z.]+)\"");
-    private static final Pattern BUILDER_BY_VARIABLE = Pattern.compile("\\b(Timer|Counter|FunctionCounter|Gauge)\\.builder\\(\\s*[a-z]");
+    private static final Pattern BUILDER_BY_VARIABLE = Pattern.compile("\\b(Timer|Counter|FunctionCounter|Gauge|MultiGauge)\\.builder\\(\\s*[a-z]");
     private static final Pattern BASE_UNIT = Pattern.compile("\\.baseUnit\\(\"([a-z]+)\"\\)");
 
     static Set<String> metersIn(String source) {
