@@ -3,12 +3,13 @@ defaults rendered as release ringkv in namespace default."""
 import json
 
 # The three Secrets: the cluster secret, the tokens, the TLS certificate (no cert-manager in helm template).
-DEFAULT_KINDS = ["ServiceAccount", "Role", "RoleBinding", "Secret", "Secret", "Secret", "Service", "Service",
-                 "StatefulSet", "PodDisruptionBudget", "NetworkPolicy"]
+DEFAULT_KINDS = ["ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "Secret", "Secret", "Secret",
+                 "Service", "Service", "StatefulSet", "PodDisruptionBudget", "NetworkPolicy"]
 
 # Keys checked only in some renders (absent = the default): directMemoryPercent (8), storageMemoryPercent (15), existingSecret,
 # secretValue, previousSecret, tokensSecret, tlsSecret (the chart's own), membership (true), serviceAccountAutomount (false), terminationGracePeriodSeconds (60),
-# drainDelay ("5s"), volumePermissionsImage (the app image).
+# drainDelay ("5s"), volumePermissionsImage (the app image), nodeZone (true: zones from the Node label, with
+# the ClusterRole), zonesByOrdinal (none: RINGKV_CLUSTER_ZONES_BY_ORDINAL unset).
 RENDER = {
     "namespace": "default", "fullname": "ringkv", "replicas": 3, "imageTag": "0.1.0",
     "clusterDomain": "cluster.local", "httpPort": 8080, "clusterPort": 7070, "managementPort": 9090,

@@ -1,7 +1,9 @@
 """The pods' ServiceAccount and the RBAC of the nodes' Kubernetes API calls: each discovery round a
 node reads its own StatefulSet's spec.replicas for the ring's members (cluster.membershipFromStatefulSet),
 and on SIGTERM to know whether a scale-down removes it (cluster.departure). The Role grants that and
-nothing more (no right on Secrets: the kubelet mounts them), also in k8s/ under an overlay."""
+nothing more (no right on Secrets: the kubelet mounts them), also in k8s/ under an overlay. At start a
+node reads its Node's zone label (cluster.zones.fromNodeLabel): a ClusterRole grants `get` on nodes and
+nothing more, to the pods' ServiceAccount alone, under a name of the namespace and release."""
 import base64
 import json
 
@@ -36,15 +38,20 @@ def check_api_access(r):
     exp, pod = r.exp, r.pod
     roles, bindings = r.kinds("Role"), r.kinds("RoleBinding")
     want_rules, granted, why = wanted_rules(r)
-    if not want_rules:
+    if exp.get("nodeZone", True):
+        why = " and ".join(w for w in (why, "zones from the Node label") if w)
+    if not why:
         automount = exp.get("serviceAccountAutomount", False)
-        check("rbac: no Role and no RoleBinding (membership and departure off)", not roles and not bindings,
-              [(d["kind"], d["metadata"]["name"]) for d in roles + bindings])
         check("rbac: pod automountServiceAccountToken = serviceAccount.automount (%s)" % json.dumps(automount),
               pod.get("automountServiceAccountToken") is automount, pod.get("automountServiceAccountToken"))
+    else:
+        check("rbac: pod automountServiceAccountToken true (%s: the node calls the Kubernetes API)" % why,
+              pod.get("automountServiceAccountToken") is True, pod.get("automountServiceAccountToken"))
+    check_node_reader(r)
+    if not want_rules:
+        check("rbac: no Role and no RoleBinding (membership and departure off)", not roles and not bindings,
+              [(d["kind"], d["metadata"]["name"]) for d in roles + bindings])
         return
-    check("rbac: pod automountServiceAccountToken true (%s: the node calls the Kubernetes API)" % why,
-          pod.get("automountServiceAccountToken") is True, pod.get("automountServiceAccountToken"))
     check("rbac: exactly one Role and one RoleBinding", len(roles) == 1 and len(bindings) == 1,
           [(d["kind"], d["metadata"]["name"]) for d in roles + bindings])
     role = roles[0] if len(roles) == 1 else {}
@@ -105,3 +112,51 @@ def rbac_namespace(path, namespace, secret_file):
               % (namespace, sas[0]["metadata"]["name"]),
               len(subjects) == 1 and subjects[0].get("name") == sas[0]["metadata"]["name"]
               and subjects[0].get("namespace", g(rbs[0], "metadata", "namespace")) == namespace, subjects)
+
+
+NODE_READER_RULES = [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}]
+
+
+def check_node_reader(r):
+    """With zones from the Node label, one ClusterRole that may only get nodes, bound to the pods'
+    ServiceAccount alone, both named <namespace>-<fullname>-node-reader (cluster-scoped: two releases of
+    one name in two namespaces must not share them), and the node told its Node's name; otherwise
+    neither, and no RINGKV_CLUSTER_ZONE_FROM_NODE. Zones by ordinal go to the node as given."""
+    exp, pod = r.exp, r.pod
+    roles, bindings = r.kinds("ClusterRole"), r.kinds("ClusterRoleBinding")
+    by_ordinal = exp.get("zonesByOrdinal")
+    check("zones: RINGKV_CLUSTER_ZONES_BY_ORDINAL = %s" % json.dumps(by_ordinal),
+          r.val("RINGKV_CLUSTER_ZONES_BY_ORDINAL") == by_ordinal, r.val("RINGKV_CLUSTER_ZONES_BY_ORDINAL"))
+    if not exp.get("nodeZone", True):
+        check("rbac: no ClusterRole and no ClusterRoleBinding (zones not from the Node label)", not roles and not bindings,
+              [(d["kind"], d["metadata"]["name"]) for d in roles + bindings])
+        check("zones: no RINGKV_CLUSTER_ZONE_FROM_NODE, no NODE_NAME",
+              not {"RINGKV_CLUSTER_ZONE_FROM_NODE", "NODE_NAME"} & set(r.env_names), r.env_names)
+        return
+    name = "%s-%s-node-reader" % (exp["namespace"], r.sts["metadata"]["name"])
+    check("rbac: exactly one ClusterRole and one ClusterRoleBinding, both named %s" % name,
+          len(roles) == 1 and len(bindings) == 1 and all(d["metadata"]["name"] == name for d in roles + bindings),
+          [(d["kind"], d["metadata"]["name"]) for d in roles + bindings])
+    role = roles[0] if len(roles) == 1 else {}
+    check("rbac: ClusterRole grants only get on nodes, nothing else", role.get("rules") == NODE_READER_RULES,
+          role.get("rules"))
+    crb = bindings[0] if len(bindings) == 1 else {}
+    check("rbac: ClusterRoleBinding refers to that ClusterRole",
+          crb.get("roleRef") == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                                 "name": g(role, "metadata", "name")} and role, crb.get("roleRef"))
+    subjects = crb.get("subjects") or []
+    check("rbac: ClusterRoleBinding's only subject is the pods' ServiceAccount %s/%s (namespace given)"
+          % (exp["namespace"], pod.get("serviceAccountName")),
+          len(subjects) == 1 and subjects[0].get("kind") == "ServiceAccount" and not subjects[0].get("apiGroup")
+          and subjects[0].get("name") == pod.get("serviceAccountName")
+          and subjects[0].get("namespace") == exp["namespace"], subjects)
+    check("rbac: ClusterRole and ClusterRoleBinding carry the release's selector labels",
+          role and crb and all(subset(g(r.spec, "selector", "matchLabels"), g(d, "metadata", "labels") or {})
+                               for d in (role, crb)))
+    node_name = g(r.env, "NODE_NAME", "valueFrom", "fieldRef", "fieldPath")
+    # $(NODE_NAME) is expanded only from a variable defined before it.
+    check("zones: NODE_NAME from the downward API's spec.nodeName, before RINGKV_CLUSTER_ZONE_FROM_NODE = $(NODE_NAME)",
+          node_name == "spec.nodeName" and r.val("RINGKV_CLUSTER_ZONE_FROM_NODE") == "$(NODE_NAME)"
+          and "NODE_NAME" in r.env_names and "RINGKV_CLUSTER_ZONE_FROM_NODE" in r.env_names
+          and r.env_names.index("NODE_NAME") < r.env_names.index("RINGKV_CLUSTER_ZONE_FROM_NODE"),
+          (node_name, r.val("RINGKV_CLUSTER_ZONE_FROM_NODE")))

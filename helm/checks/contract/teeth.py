@@ -117,6 +117,65 @@ def rbac_teeth(docs, exp):
         "a RoleBinding to a ServiceAccount of another namespace": (other_namespace, "only subject"),
         "pods without the token": (no_token, "automountServiceAccountToken true"),
     }
+    if exp.get("nodeZone", True):
+        broken.update(node_reader_breaks(first))
     catches(docs, exp, {"the RBAC checks catch %s" % what:
                         (mutate, lambda n, e=expect: n.startswith("rbac:") and e in n)
                         for what, (mutate, expect) in broken.items()})
+
+
+def node_reader_breaks(first):
+    """Copies of a render with zones from the Node label whose ClusterRole grants more than `get` on
+    nodes, or whose ClusterRoleBinding names someone else, each with the check that must catch it."""
+
+    def rule(docs):
+        return first(docs, "ClusterRole")["rules"][0]
+
+    def subject(docs):
+        return first(docs, "ClusterRoleBinding")["subjects"][0]
+
+    def plus_list(docs):
+        rule(docs)["verbs"].append("list")
+
+    def plus_watch(docs):
+        rule(docs)["verbs"].append("watch")
+
+    def plus_proxy(docs):
+        rule(docs)["resources"].append("nodes/proxy")
+
+    def plus_pods(docs):
+        rule(docs)["resources"].append("pods")
+
+    def any_group(docs):
+        rule(docs)["apiGroups"] = ["*"]
+
+    def plus_secrets(docs):
+        first(docs, "ClusterRole")["rules"].append({"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]})
+
+    def to_group(docs):
+        first(docs, "ClusterRoleBinding")["subjects"].append(
+            {"kind": "Group", "apiGroup": "rbac.authorization.k8s.io", "name": "system:serviceaccounts"})
+
+    def default_account(docs):
+        subject(docs)["name"] = "default"
+
+    def other_namespace(docs):
+        subject(docs)["namespace"] = "elsewhere"
+
+    def shared_name(docs):
+        for kind in ("ClusterRole", "ClusterRoleBinding"):
+            first(docs, kind)["metadata"]["name"] = "ringkv-node-reader"
+        first(docs, "ClusterRoleBinding")["roleRef"]["name"] = "ringkv-node-reader"
+
+    return {
+        "a ClusterRole that also lists nodes": (plus_list, "ClusterRole grants only"),
+        "a ClusterRole that also watches nodes": (plus_watch, "ClusterRole grants only"),
+        "a ClusterRole on nodes/proxy too": (plus_proxy, "ClusterRole grants only"),
+        "a ClusterRole on pods too": (plus_pods, "ClusterRole grants only"),
+        "a ClusterRole on every API group": (any_group, "ClusterRole grants only"),
+        "a ClusterRole that also reads every Secret": (plus_secrets, "ClusterRole grants only"),
+        "a ClusterRoleBinding to every ServiceAccount too": (to_group, "ClusterRoleBinding's only subject"),
+        "a ClusterRoleBinding to the namespace's default ServiceAccount": (default_account, "ClusterRoleBinding's only subject"),
+        "a ClusterRoleBinding to a ServiceAccount of another namespace": (other_namespace, "ClusterRoleBinding's only subject"),
+        "a ClusterRole named without the namespace": (shared_name, "both named"),
+    }

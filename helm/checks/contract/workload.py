@@ -7,6 +7,9 @@ from .report import check
 
 DURATION = re.compile(r"^([0-9]+(ns|us|ms|s|m|h|d)|-?P[0-9TDHMS.,]+)$")
 
+# The kinds of the chart that are in no namespace: the Node reader of cluster.zones.fromNodeLabel.
+CLUSTER_SCOPED = ("ClusterRole", "ClusterRoleBinding")
+
 
 def check_objects(r):
     docs, exp = r.docs, r.exp
@@ -15,8 +18,8 @@ def check_objects(r):
     names = [(d["kind"], d["metadata"]["name"]) for d in docs]
     check("object names are DNS-1123 labels (<= 63 chars)",
           all(DNS1123_LABEL.match(n) and len(n) <= 63 for _, n in names), names)
-    check("objects are in namespace %s" % exp["namespace"],
-          all(g(d, "metadata", "namespace") == exp["namespace"] for d in docs),
+    check("objects are in namespace %s (cluster-scoped ones, %s, in none)" % (exp["namespace"], ", ".join(CLUSTER_SCOPED)),
+          all(g(d, "metadata", "namespace") == (None if d["kind"] in CLUSTER_SCOPED else exp["namespace"]) for d in docs),
           [(k, n, g(d, "metadata", "namespace")) for (k, n), d in zip(names, docs)])
     # With tests on, the helm test's script is a ConfigMap of the release (see hooktest.py), and so is
     # the script with which its pod first waits for the release (wait-for-release.js).

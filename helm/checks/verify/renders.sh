@@ -20,7 +20,7 @@ render_case() {
 readonly CUSTOM_SET="replicaCount=5,networkPolicy.enabled=true,volumePermissions.enabled=true,resources.limits.memory=2Gi,resources.requests.memory=2Gi,fullnameOverride=kv,clusterDomain=corp.internal,podAntiAffinity.type=hard,persistence.size=10Gi,persistence.storageClass=fast-ssd,networkPolicy.allowSameNamespace=false"
 readonly NO_RBAC_KINDS='["ServiceAccount","Secret","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]'
 readonly NETPOL_EXPECT='{"networkPolicy":true,
- "kinds":["ServiceAccount","Role","RoleBinding","Secret","Secret","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy","ConfigMap","Job"]}'
+ "kinds":["ServiceAccount","Role","RoleBinding","ClusterRole","ClusterRoleBinding","Secret","Secret","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy","ConfigMap","Job"]}'
 
 check_renders() {
   render_case default ringkv default '{}'
@@ -29,7 +29,7 @@ check_renders() {
   render_case custom rel kvns '{"namespace":"kvns","fullname":"kv","replicas":5,"clusterDomain":"corp.internal",
    "memoryLimit":"2Gi","heapMiB":675,"size":"10Gi","storageClassName":"fast-ssd","volumePermissions":true,
    "networkPolicy":true,"antiAffinity":"hard","security":false,"tls":false,
-   "kinds":["ServiceAccount","Role","RoleBinding","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}' \
+   "kinds":["ServiceAccount","Role","RoleBinding","ClusterRole","ClusterRoleBinding","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}' \
     --set "$CUSTOM_SET" --set security.enabled=false,tls.enabled=false \
     --set 'networkPolicy.managementFrom[0].namespaceSelector.matchLabels.kubernetes\.io/metadata\.name=monitoring' \
     --set-json 'extraEnv=[{"name":"LOGGING_LEVEL_ROOT","value":"INFO"}]'
@@ -37,7 +37,7 @@ check_renders() {
   render_case existing-secret my-db default '{"fullname":"my-db-ringkv","servicePort":80,"memoryLimit":"1000Mi",
    "heapMiB":750,"directMemoryPercent":5,"storageMemoryPercent":5,"persistence":false,"existingSecret":"ringkv-shared","antiAffinity":"none",
    "spread":false,"tests":false,"tokensSecret":"ringkv-tokens","tlsSecret":"ringkv-tls",
-   "kinds":["ServiceAccount","Role","RoleBinding","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}' \
+   "kinds":["ServiceAccount","Role","RoleBinding","ClusterRole","ClusterRoleBinding","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}' \
     --set jvm.heapPercent=75,jvm.directMemoryPercent=5,storage.memoryPercent=5,resources.limits.memory=1000Mi,resources.requests.memory=1000Mi \
     --set cluster.existingSecret=ringkv-shared,persistence.enabled=false,podAntiAffinity.type=none \
     --set security.existingSecret=ringkv-tokens,tls.existingSecret=ringkv-tls \
@@ -66,18 +66,31 @@ check_renders() {
   # mounted. The timeout is not used and not checked (600s > the 60s grace period).
   render_case departure-off ringkv default '{"departure":false}' \
     --set cluster.departure.enabled=false,cluster.departure.timeout=600s
-  # Departure off and a secret given: no API call, so no Role, no RoleBinding, and the token as
-  # serviceAccount.automount says.
-  render_case departure-off-secret ringkv default '{"departure":false,"membership":false,
+  # Departure, membership and zones from the Node label off, a secret given: no API call, so no Role,
+  # no RoleBinding, no ClusterRole, and the token as serviceAccount.automount says.
+  render_case departure-off-secret ringkv default '{"departure":false,"membership":false,"nodeZone":false,
    "secretValue":"0123456789abcdef","kinds":["ServiceAccount","Secret","Secret","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}' \
-    --set cluster.departure.enabled=false,cluster.membershipFromStatefulSet=false,cluster.secret=0123456789abcdef
-  render_case departure-off-automount ringkv default "{\"departure\":false,\"membership\":false,
+    --set cluster.departure.enabled=false,cluster.membershipFromStatefulSet=false,cluster.secret=0123456789abcdef \
+    --set cluster.zones.fromNodeLabel=false
+  render_case departure-off-automount ringkv default "{\"departure\":false,\"membership\":false,\"nodeZone\":false,
    \"existingSecret\":\"ringkv-shared\",\"serviceAccountAutomount\":true,\"kinds\":$NO_RBAC_KINDS}" \
-    --set cluster.departure.enabled=false,cluster.membershipFromStatefulSet=false,cluster.existingSecret=ringkv-shared,serviceAccount.automount=true
+    --set cluster.departure.enabled=false,cluster.membershipFromStatefulSet=false,cluster.existingSecret=ringkv-shared,serviceAccount.automount=true \
+    --set cluster.zones.fromNodeLabel=false
+  # Zones from the Node label alone (departure and membership off): the ClusterRole that may get nodes,
+  # its binding and the token, no Role.
+  render_case zones-node-only ringkv kvns '{"namespace":"kvns","departure":false,"membership":false,
+   "existingSecret":"ringkv-shared","kinds":["ServiceAccount","ClusterRole","ClusterRoleBinding","Secret","Secret",
+   "Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}' \
+    --set cluster.departure.enabled=false,cluster.membershipFromStatefulSet=false,cluster.existingSecret=ringkv-shared
+  # Zones by hand: given to the nodes, and no Node is read, so no ClusterRole (the Role stays, for the
+  # StatefulSet).
+  render_case zones-by-ordinal ringkv default '{"nodeZone":false,"zonesByOrdinal":"zone-a,zone-b,zone-c",
+   "kinds":["ServiceAccount","Role","RoleBinding","Secret","Secret","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}' \
+    --set-json 'cluster.zones.byOrdinal=["zone-a","zone-b","zone-c"]'
   # Membership from the StatefulSet alone (departure off, secret given): the Role grants get on the
   # StatefulSet and nothing else.
   render_case membership-only ringkv default '{"departure":false,"existingSecret":"ringkv-shared",
-   "kinds":["ServiceAccount","Role","RoleBinding","Secret","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}' \
+   "kinds":["ServiceAccount","Role","RoleBinding","ClusterRole","ClusterRoleBinding","Secret","Secret","Service","Service","StatefulSet","PodDisruptionBudget","NetworkPolicy"]}' \
     --set cluster.departure.enabled=false,cluster.existingSecret=ringkv-shared
   # On, in another namespace, with a ServiceAccount of another name, the token on for the
   # ServiceAccount too, and the longest timeout the grace period allows with the drain (120s - 10s - 3s).

@@ -131,14 +131,46 @@ kept on upgrade this way.
 {{- end }}
 
 {{/*
-"true" when the nodes call the Kubernetes API, which needs the Role, the
-RoleBinding and the ServiceAccount token: each discovery round a node reads its
-own StatefulSet (cluster.membershipFromStatefulSet), and a stopping node too
-(cluster.departure). Empty otherwise. The cluster secret comes from a Secret the
-kubelet mounts, never through the API.
+"true" when the nodes call the Kubernetes API, which needs the ServiceAccount
+token: to read their own StatefulSet (ringkv.readsStatefulSet), or their Node's
+zone label (ringkv.readsNodeZone). Empty otherwise. The cluster secret comes from
+a Secret the kubelet mounts, never through the API.
 */}}
 {{- define "ringkv.usesKubernetesApi" -}}
+{{- if or (include "ringkv.readsStatefulSet" .) (include "ringkv.readsNodeZone" .) }}true{{ end }}
+{{- end }}
+
+{{/*
+"true" when the nodes read their own StatefulSet, which needs the Role and the
+RoleBinding: each discovery round (cluster.membershipFromStatefulSet), and a
+stopping node (cluster.departure). Empty otherwise.
+*/}}
+{{- define "ringkv.readsStatefulSet" -}}
 {{- if or .Values.cluster.departure.enabled .Values.cluster.membershipFromStatefulSet }}true{{ end }}
+{{- end }}
+
+{{/*
+"true" when each node reads the zone label of its Node at start (cluster.zones.fromNodeLabel,
+no zones by ordinal), which needs the ClusterRole and ClusterRoleBinding of
+clusterrole.yaml. Empty otherwise.
+*/}}
+{{- define "ringkv.readsNodeZone" -}}
+{{- if and .Values.cluster.zones.fromNodeLabel (not .Values.cluster.zones.byOrdinal) }}true{{ end }}
+{{- end }}
+
+{{/*
+The name of the ClusterRole and ClusterRoleBinding that let the pods read Nodes:
+cluster-scoped, so the namespace is in it, and two releases of the same name in two
+namespaces do not share (or overwrite) them. <namespace>-<fullname>-node-reader; past
+63 characters cut to 54 and followed by a hash of the whole, which keeps it unique.
+*/}}
+{{- define "ringkv.nodeReaderName" -}}
+{{- $name := printf "%s-%s-node-reader" .Release.Namespace (include "ringkv.fullname" .) }}
+{{- if gt (len $name) 63 }}
+{{- printf "%s-%s" ($name | trunc 54 | trimSuffix "-") ($name | sha256sum | trunc 8) }}
+{{- else }}
+{{- $name }}
+{{- end }}
 {{- end }}
 
 {{/*

@@ -15,6 +15,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
+import io.ringkv.kubernetes.NodeZone;
 import io.ringkv.kubernetes.StatefulSetScale;
 import io.ringkv.ledger.RepairLedger;
 import io.ringkv.peer.client.NodeInfoClient;
@@ -46,7 +47,8 @@ public class DiscoveryConfiguration {
     ClusterMembership clusterMembership(RingkvProperties properties, @Value("${server.port:8080}") int serverPort,
             RepairLedger repairLedger, TlsProperties tls) {
         var cluster = properties.cluster();
-        Member self = inZoneJoinedIn(cluster.selfMember(serverPort), repairLedger);
+        Member self = inZoneJoinedIn(SelfZone.of(cluster, cluster.selfName(serverPort),
+                node -> NodeZone.atStart(RingkvProperties.Cluster.ZONE_FROM_NODE, node)), repairLedger);
         if (!cluster.discovery().enabled()) {
             List<String> names = cluster.members(self.name());
             ClusterUrls.requireScheme(tls.enabled(), self.name(), names);
@@ -63,7 +65,7 @@ public class DiscoveryConfiguration {
     /**
      * This node as it is set up, but in the zone its store joined the cluster in. In another zone
      * its keys' replicas would be other members than those that hold them (placement would move
-     * without the data), so a changed {@code ringkv.cluster.zone} on a member's store, or one set
+     * without the data), so a changed zone on a member's store ({@link SelfZone}), or one set
      * where it joined without, is not taken: the node warns and keeps its zone. Cassandra refuses a
      * changed rack for the same reason; keeping it lets a chart that starts telling zones roll over
      * a cluster made before them. To move a node, take it out of the cluster and add it anew
@@ -74,9 +76,10 @@ public class DiscoveryConfiguration {
         if (!ledger.joined() || joinedIn.equals(self.zone())) {
             return self;
         }
-        log.warn("{} is {}, but this node's store joined the cluster {}: it stays there, as a node cannot change zones in"
-                + " place (its keys' replicas would move without their data). To move it, take the node out of the cluster"
-                + " and add it anew (docs/operations.md, zones)", RingkvProperties.Cluster.ZONE,
+        log.warn("This node's zone ({}, {} or its Node's label) is {}, but this node's store joined the cluster {}: it"
+                + " stays there, as a node cannot change zones in place (its keys' replicas would move without their data)."
+                + " To move it, take the node out of the cluster and add it anew (docs/operations.md, zones)",
+                RingkvProperties.Cluster.ZONE, RingkvProperties.Cluster.ZONES_BY_ORDINAL,
                 self.zone().map(zone -> "'" + zone + "'").orElse("not set"),
                 joinedIn.map(zone -> "in zone '" + zone + "'").orElse("without a zone"));
         return joinedIn.map(self::withZone).orElseGet(() -> Member.named(self.name()));

@@ -16,9 +16,10 @@ import reactor.netty.http.client.HttpClient;
 
 /**
  * The Kubernetes API server as this pod sees it: its address from the environment Kubernetes sets,
- * and the pod's namespace, token and CA from the mounted service account. The node asks it one
- * thing (its StatefulSet's spec.replicas: the ring's members, and is this pod scaled away), which
- * does not justify a Kubernetes client library: Reactor Netty's client, already in the node, does it.
+ * and the pod's namespace, token and CA from the mounted service account. The node asks it two
+ * things (its StatefulSet's spec.replicas: the ring's members, and is this pod scaled away; once,
+ * at start, its Node's zone label), which do not justify a Kubernetes client library: Reactor
+ * Netty's client, already in the node, does it.
  */
 public final class KubernetesApi {
 

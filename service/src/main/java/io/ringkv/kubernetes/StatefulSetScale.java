@@ -49,7 +49,7 @@ public record StatefulSetScale(KubernetesApi api, String name, int ordinal) {
      * @throws InvalidSettingException then
      */
     public static StatefulSetScale ofMember(String setting, String statefulSet, String self) {
-        String pod = URI.create(self).getHost().split("\\.", 2)[0];
+        String pod = podOf(self);
         try {
             return inCluster(statefulSet, pod);
         } catch (IllegalArgumentException | UncheckedIOException e) {
@@ -57,13 +57,30 @@ public record StatefulSetScale(KubernetesApi api, String name, int ordinal) {
         }
     }
 
+    /** The pod a node runs in, by the node's name on the ring: its host begins with the pod's name. */
+    public static String podOf(String self) {
+        return URI.create(self).getHost().split("\\.", 2)[0];
+    }
+
     /** The ordinal of a pod named {@code <statefulset>-<ordinal>}, if it is one of that StatefulSet's. */
     public static OptionalInt ordinal(String pod, String statefulSet) {
         String prefix = statefulSet + "-";
-        if (!pod.startsWith(prefix) || pod.length() == prefix.length() || pod.length() - prefix.length() > 9) {
+        return pod.startsWith(prefix) ? ordinalDigits(pod.substring(prefix.length())) : OptionalInt.empty();
+    }
+
+    /**
+     * The ordinal of a pod named as a StatefulSet's are ({@code <statefulset>-<ordinal>}), whichever
+     * StatefulSet it is of: the digits after its last {@code -}.
+     */
+    public static OptionalInt ordinal(String pod) {
+        int dash = pod.lastIndexOf('-');
+        return dash > 0 ? ordinalDigits(pod.substring(dash + 1)) : OptionalInt.empty();
+    }
+
+    private static OptionalInt ordinalDigits(String digits) {
+        if (digits.isEmpty() || digits.length() > 9) {
             return OptionalInt.empty();
         }
-        String digits = pod.substring(prefix.length());
         for (int i = 0; i < digits.length(); i++) {
             if (digits.charAt(i) < '0' || digits.charAt(i) > '9') {
                 return OptionalInt.empty();

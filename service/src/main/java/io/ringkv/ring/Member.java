@@ -29,6 +29,10 @@ public record Member(String name, Map<String, String> attributes) {
     public static final int MAX_ATTRIBUTES = 16;
     public static final int MAX_TEXT_LENGTH = 63;
 
+    /** What {@link #validText} takes, in words, for the messages that refuse a text. */
+    public static final String TEXT_FORM = "a Kubernetes label value (letters, digits, '-', '_' and '.', beginning and ending"
+            + " with a letter or digit, at most " + MAX_TEXT_LENGTH + " characters)";
+
     /** A Kubernetes label value: what a zone is named by (topology.kubernetes.io/zone) and safe in logs and JSON. */
     private static final Pattern TEXT = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
 

@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 import org.hibernate.validator.constraints.Range;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -120,24 +121,42 @@ public record RingkvProperties(
      * @param previousSecret the secret {@code secret} replaces, accepted too while a new one rolls
      *               out, so that old and new pods keep talking; unset once the rollout is done
      * @param zone   the zone this node runs in, told to its peers as one of its attributes; empty: none
+     *               (or one of the two below)
+     * @param zonesByOrdinal zones given by hand to a StatefulSet's pods, for Nodes without a zone
+     *               label: the pod of ordinal {@code i} (its name, {@code <statefulset>-<i>}, begins
+     *               {@link #self}'s host) is in the zone {@code i % size}; used when {@code zone} is empty
+     * @param zoneFromNode the name of the Kubernetes Node this pod runs on (the downward API's
+     *               {@code spec.nodeName}): the node takes its zone from that Node's
+     *               {@code topology.kubernetes.io/zone} label, read once at start through the
+     *               Kubernetes API (the service account needs {@code get} on {@code nodes}); used
+     *               when neither {@code zone} nor {@code zonesByOrdinal} is set
      */
     public record Cluster(URI self, @DefaultValue List<URI> peers, String secret,
             @Range(max = 65535, message = PORT_RANGE) Integer port,
             @DefaultValue("" + HashRing.DEFAULT_VNODES) @Positive int vnodes, @DefaultValue @Valid Discovery discovery,
             @DefaultValue @Valid Departure departure, @DefaultValue @Valid Join join, String previousSecret,
-            @DefaultValue("") String zone) {
+            @DefaultValue("") String zone, @DefaultValue List<String> zonesByOrdinal, String zoneFromNode) {
 
         private static final String PORT_RANGE = "must be a TCP port (1-65535), or unset for a free one, got ${validatedValue}";
         private static final String SELF = "ringkv.cluster.self";
         private static final String PEERS = "ringkv.cluster.peers";
+        /** A Kubernetes object name (a DNS subdomain), as Nodes are named: nothing that could leave the API path. */
+        private static final Pattern OBJECT_NAME = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+        private static final int MAX_OBJECT_NAME_LENGTH = 253;
 
         public static final String ZONE = "ringkv.cluster.zone";
+        public static final String ZONES_BY_ORDINAL = "ringkv.cluster.zones-by-ordinal";
+        public static final String ZONE_FROM_NODE = "ringkv.cluster.zone-from-node";
 
         public Cluster {
-            if (!zone.isEmpty() && !Member.validText(zone)) {
-                throw new InvalidSettingException(ZONE, "must be a Kubernetes label value (letters, digits, "
-                        + "'-', '_' and '.', beginning and ending with a letter or digit, at most " + Member.MAX_TEXT_LENGTH
-                        + " characters), got '" + zone + "'");
+            if (!zone.isEmpty()) {
+                requireZone(ZONE, "", zone);
+            }
+            zonesByOrdinal.forEach(entry -> requireZone(ZONES_BY_ORDINAL, "each zone ", entry));
+            if (StringUtils.hasText(zoneFromNode)
+                    && (zoneFromNode.length() > MAX_OBJECT_NAME_LENGTH || !OBJECT_NAME.matcher(zoneFromNode).matches())) {
+                throw new InvalidSettingException(ZONE_FROM_NODE, "must be a Kubernetes Node's name (lower-case letters, digits,"
+                        + " '-' and '.', at most " + MAX_OBJECT_NAME_LENGTH + " characters), got '" + zoneFromNode + "'");
             }
             if (self != null) {
                 nodeName(SELF, self);
@@ -183,9 +202,11 @@ public record RingkvProperties(
             return port != null ? port : 0;
         }
 
-        /** This node as a member of the ring: its {@link #selfName} and its {@link #zone}. */
-        public Member selfMember(int serverPort) {
-            return Member.inZone(selfName(serverPort), zone);
+        /** Refuses a zone that could not be a member's: {@code which} is "" or names the entry of a list. */
+        private static void requireZone(String setting, String which, String zone) {
+            if (!Member.validText(zone)) {
+                throw new InvalidSettingException(setting, which + "must be " + Member.TEXT_FORM + ", got '" + zone + "'");
+            }
         }
 
         /** This node's name on the ring: {@link #self}, by default the loopback URL of the public port. */

@@ -86,6 +86,19 @@ class StatefulSetScaleTest {
     }
 
     @Test
+    void aPodsOrdinalWithoutItsStatefulSetsNameIsAfterItsLastDash() {
+        assertThat(StatefulSetScale.ordinal("ringkv-0")).hasValue(0);
+        assertThat(StatefulSetScale.ordinal("db-1-12")).as("a StatefulSet named db-1").hasValue(12);
+        assertThat(StatefulSetScale.ordinal("ringkv")).isEmpty();
+        assertThat(StatefulSetScale.ordinal("-3")).as("no StatefulSet name").isEmpty();
+        assertThat(StatefulSetScale.ordinal("ringkv-")).isEmpty();
+        assertThat(StatefulSetScale.ordinal("ringkv-7d9f8-x2k4q")).as("a Deployment's pod").isEmpty();
+        assertThat(StatefulSetScale.ordinal("ringkv-99999999999")).isEmpty();
+        assertThat(StatefulSetScale.podOf("http://ringkv-2.ringkv-headless.shop.svc:8080")).isEqualTo("ringkv-2");
+        assertThat(StatefulSetScale.podOf("http://127.0.0.1:8080")).isEqualTo("127");
+    }
+
+    @Test
     void outsideAPodThereIsNoApiToAsk() {
         assertThatThrownBy(() -> StatefulSetScale.inCluster("ringkv", "ringkv-1"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no Kubernetes API");

@@ -94,6 +94,9 @@ class SettingsValidationTest {
             "ringkv.cluster.self=ftp://a:1              | Invalid setting ringkv.cluster.self: 'ftp://a:1' is not an http:// or https:// URL",
             "ringkv.cluster.peers=http://a:1,http://a:1 | Invalid setting ringkv.cluster.peers: 'http://a:1' is listed twice",
             "ringkv.cluster.discovery.dns-name=ringkv   | Invalid setting ringkv.cluster.self: with DNS discovery it must be this node's stable DNS name",
+            "ringkv.cluster.zone=eu west                | Invalid setting ringkv.cluster.zone: must be a Kubernetes label value (letters, digits, '-', '_' and '.', beginning and ending with a letter or digit, at most 63 characters), got 'eu west'",
+            "ringkv.cluster.zones-by-ordinal=a,-b       | Invalid setting ringkv.cluster.zones-by-ordinal: each zone must be a Kubernetes label value (letters, digits, '-', '_' and '.', beginning and ending with a letter or digit, at most 63 characters), got '-b'",
+            "ringkv.cluster.zone-from-node=Worker/1     | Invalid setting ringkv.cluster.zone-from-node: must be a Kubernetes Node's name",
     })
     void aBadSettingIsNamedInOneLine(String setting, String expected) {
         node(setting).run(context -> assertThat(analysis(context.getStartupFailure()).getDescription()).startsWith(expected));
