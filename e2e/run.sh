@@ -25,7 +25,8 @@
 # ring, peer-read), proves Jepsen style that no acknowledged write is lost; its tests run in
 # step 1. Settings: E2E_NAMESPACE, RINGKV_IMAGE_TAG, E2E_PENDING_SECONDS,
 # E2E_HINTS_DRAIN_SECONDS (step 8), E2E_RESTART_RATE, E2E_RESTART_LOAD_SECONDS (step 9),
-# E2E_S3_IP (default: kube-local's node address), E2E_S3_PORT, E2E_RESTORED_REPLICAS (step 12).
+# E2E_S3_IP (default: kube-local's node address), E2E_S3_PORT, E2E_RESTORED_REPLICAS (step 12),
+# E2E_ZONE_RESTART_RATE, E2E_ZONE_RESTART_LOAD_SECONDS (step 14).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,6 +51,7 @@ TAG=${RINGKV_IMAGE_TAG:-e2e-$(git rev-parse --short HEAD 2>/dev/null || date +%s
   . e2e/steps/rolling-restart.sh
   . e2e/steps/security.sh
   . e2e/steps/backup-restore.sh
+  . e2e/steps/zones.sh
   . e2e/steps/teardown.sh
 }
 trap on_exit EXIT
@@ -57,32 +59,34 @@ trap on_exit EXIT
 prepare_cluster
 start_object_store
 
-step "1/14 the unit tests of the write checker (e2e/checker) used in steps 7, 8 and 12"
+step "1/15 the unit tests of the write checker (e2e/checker) used in steps 7, 8 and 12"
 checker_unit_tests
-step "2/14 build the images and load them into the cluster"
+step "2/15 build the images and load them into the cluster"
 build_and_load_images
-step "3/14 helm install --wait, 3 replicas, with the monitoring objects and a backup target"
+step "3/15 helm install --wait, 3 replicas, with the monitoring objects and a backup target"
 install_release
-step "4/14 every pod sees the same 3 members by their stable names; helm test passes; the metrics Service serves Prometheus"
+step "4/15 every pod sees the same 3 members by their stable names; helm test passes; the metrics Service serves Prometheus"
 members_and_metrics
-step "5/14 PUT, GET and a range through the client Service"
+step "5/15 PUT, GET and a range through the client Service"
 client_api_round_trip
-step "6/14 a deleted pod: 2/3 keeps working, it comes back under its name with its data"
+step "6/15 a deleted pod: 2/3 keeps working, it comes back under its name with its data"
 deleted_pod_comes_back
-step "7/14 scale 3 -> 5 -> 3 by helm upgrade, then 3 -> 5 by kubectl scale, under 2/3 writes: not one write fails, nothing acknowledged is lost"
+step "7/15 scale 3 -> 5 -> 3 by helm upgrade, then 3 -> 5 by kubectl scale, under 2/3 writes: not one write fails, nothing acknowledged is lost"
 scale_cycle_then_up
-step "8/14 a pod of 5 kept Pending for ${PENDING_SECONDS}s under 2/3 writes: the ring unchanged, its hints replayed, nothing acknowledged lost; then 5 -> 3 by kubectl scale"
+step "8/15 a pod of 5 kept Pending for ${PENDING_SECONDS}s under 2/3 writes: the ring unchanged, its hints replayed, nothing acknowledged lost; then 5 -> 3 by kubectl scale"
 pod_pending_on_five
-step "9/14 kubectl rollout restart under the k6 Job (mixed, 2/3, ${RESTART_RATE}/s through the Service): not one request fails"
+step "9/15 kubectl rollout restart under the k6 Job (mixed, 2/3, ${RESTART_RATE}/s through the Service): not one request fails"
 rolling_restart_under_k6
-step "10/14 the security context holds; no internal endpoints on the public port; the cluster port wants the secret"
+step "10/15 the security context holds; no internal endpoints on the public port; the cluster port wants the secret"
 security_holds
-step "11/14 a backup on backup.schedule (the CronJob's Job completes), then helm uninstall and the PVCs deleted"
+step "11/15 a backup on backup.schedule (the CronJob's Job completes), then helm uninstall and the PVCs deleted"
 scheduled_backup_then_gone
-step "12/14 restored into another namespace with ${RESTORED_REPLICAS} replicas: nothing acknowledged lost, every key on 3 pods"
+step "12/15 restored into another namespace with ${RESTORED_REPLICAS} replicas: nothing acknowledged lost, every key on 3 pods"
 restore_elsewhere
-step "13/14 the chart's k6 loadtest Job (fill, then mixed 2/3) completes with its thresholds met on the restored release"
+step "13/15 the chart's k6 loadtest Job (fill, then mixed 2/3) completes with its thresholds met on the restored release"
 k6_job_meets_thresholds
-step "14/14 helm uninstall"
+step "14/15 zones by value, 6 pods in 3 zones: restarted a zone at a time (3 steps, not 6) under the k6 Job: not one request fails"
+zone_restart_under_k6
+step "15/15 helm uninstall"
 uninstall_release
 step_passed

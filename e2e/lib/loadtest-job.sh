@@ -29,6 +29,35 @@ wait_for_loadtest_job() { # seconds: until the Job completed or failed; fails th
   done
 }
 
+k6_running() { # the loadtest Job's k6 container (not its fill) is running
+  local job_pod
+  job_pod=$(k get pods -l job-name="$LOADTEST_JOB" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null || true)
+  [ -n "$job_pod" ] && [ -n "$(k get pod "$job_pod" \
+    -o jsonpath='{.status.containerStatuses[?(@.name=="k6")].state.running.startedAt}' 2>/dev/null)" ]
+}
+
+# After a fault under the Job (steps 9 and 14): it completes, k6 counts 0 failed requests, and it
+# made at least 90 % of the requests its rate asks for (it was not starved).
+expect_k6_failed_nothing() { # rate seconds what
+  local rate=$1 seconds=$2 what=$3 k6_log failed="" total="" exit_codes
+  wait_for_loadtest_job $((seconds + 120))
+  k6_log=$(k logs "job/$LOADTEST_JOB" -c k6 2>&1 || true)
+  # k6 logs each failed request as a warning: the first few say how they failed.
+  printf '%s\n' "$k6_log" | grep -E 'level=(warning|error)' | head -n 10 | cut -c1-300 | sed 's/^/    /' || true
+  printf '%s\n' "$k6_log" | grep -E '^ *(http_reqs|http_req_failed|http_req_duration |dropped_iterations|checks|vus_max)|FAILED' | sed 's/^ */    /' || true
+  # http_req_failed's line: "<rate>%  <failed> of <requests>".
+  read -r failed total < <(printf '%s\n' "$k6_log" | sed -n 's/^ *http_req_failed[ .]*[0-9.]*%  *\([0-9]*\) of \([0-9]*\).*/\1 \2/p') || true
+  [ -n "${total:-}" ] || { printf '%s\n' "$k6_log" | sed 's/^/    /'; fail "k6's log has no summary (http_req_failed)"; }
+  log "k6: $failed failed requests of $total during $what" \
+    "($(printf '%s\n' "$k6_log" | sed -n 's/^ *http_reqs \.*[ .]*[0-9]*  *\([0-9.]*\/s\).*/\1/p'))"
+  if [ "$(loadtest_job_status Complete)" != True ] || [ "$failed" != 0 ]; then
+    exit_codes=$(k get pods -l job-name="$LOADTEST_JOB" -o jsonpath='{.items[*].status.containerStatuses[*].state.terminated.exitCode}' | xargs)
+    fail "$what under ${rate}/s failed $failed of $total requests (k6 exit code ${exit_codes:-none}; statuses above)"
+  fi
+  [ "$total" -ge $((rate * seconds * 9 / 10)) ] \
+    || fail "k6 made only $total requests, under 90 % of ${rate}/s for ${seconds}s"
+}
+
 no_loadtest_objects() {
   [ -z "$(k get jobs,configmaps,pods -l app.kubernetes.io/component=loadtest -o name 2>/dev/null)" ]
 }

@@ -10,7 +10,8 @@
 #                              StatefulSet untouched): the CronJob's Job completes and names the
 #                              backup; then helm uninstall and every PVC of the release deleted
 #   restore_elsewhere          (12) a release named $RESTORED_RELEASE in a new namespace, with
-#                              $RESTORED_REPLICAS replicas (not 3) and restore.from: installed
+#                              $RESTORED_REPLICAS replicas (not 3) in zones by ordinal (step 14's
+#                              $ZONES_VALUE) and restore.from: installed
 #                              with --wait-for-jobs (the restore Job succeeds); every key the write
 #                              checker acknowledged in steps 7 and 8 reads back its newest version
 #                              at 2/3 (a deleted one 404), each is on 3 of the new pods (census),
@@ -28,7 +29,7 @@ S3_DIR=""       # SeaweedFS's data and log (removed by on_exit)
 S3_ENDPOINT=""
 BACKUP_VALUES=()  # the chart's settings for the store (helm options); the namespace must hold $S3_SECRET
 RESTORED_RELEASE=ringkv-restored
-RESTORED_REPLICAS=${E2E_RESTORED_REPLICAS:-4}
+RESTORED_REPLICAS=${E2E_RESTORED_REPLICAS:-6}
 BACKUP_ID=""
 
 start_object_store() {
@@ -118,7 +119,8 @@ restore_elsewhere() {
   create_store_secret "$NAMESPACE"
   # helm waits for the pods to be Ready and the restore Job to succeed; meanwhile a pod the scheduler
   # forgot (lib/cluster.sh) is replaced.
-  install_chart "$RESTORED_REPLICAS" --wait --wait-for-jobs --timeout 5m --set restore.from="$BACKUP_ID" &
+  install_chart "$RESTORED_REPLICAS" --wait --wait-for-jobs --timeout 5m --set restore.from="$BACKUP_ID" \
+    --set "cluster.zones.byOrdinal=$ZONES_VALUE" &
   installing=$!
   BG_PIDS+=("$installing")
   while kill -0 "$installing" 2>/dev/null; do

@@ -13,15 +13,8 @@ RESTART_RATE=${E2E_RESTART_RATE:-100}              # k6 requests per second duri
 # throughout.
 RESTART_LOAD_SECONDS=${E2E_RESTART_LOAD_SECONDS:-240}
 
-k6_running() { # the loadtest Job's k6 container (not its fill) is running
-  local job_pod
-  job_pod=$(k get pods -l job-name="$LOADTEST_JOB" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null || true)
-  [ -n "$job_pod" ] && [ -n "$(k get pod "$job_pod" \
-    -o jsonpath='{.status.containerStatuses[?(@.name=="k6")].state.running.startedAt}' 2>/dev/null)" ]
-}
-
 rolling_restart_under_k6() {
-  local sts_generation uids_before uids_after t_start t_restart restart_took k6_log failed="" total="" exit_codes
+  local sts_generation uids_before uids_after t_start t_restart restart_took
   uids_before=$(release_pods_uids)
   enable_loadtest_job --set loadtest.rate="$RESTART_RATE" --set loadtest.duration="${RESTART_LOAD_SECONDS}s" \
     --set loadtest.p99Ms=10000 --set loadtest.maxErrorRate=0 \
@@ -49,22 +42,7 @@ rolling_restart_under_k6() {
   log "kubectl rollout restart: the 3 pods replaced one by one in ${restart_took}s," \
     "$((t_restart - t_start))s after k6 began; k6 runs $((RESTART_LOAD_SECONDS - (SECONDS - t_start)))s more"
 
-  wait_for_loadtest_job $((RESTART_LOAD_SECONDS + 120))
-  k6_log=$(k logs "job/$LOADTEST_JOB" -c k6 2>&1 || true)
-  # k6 logs each failed request as a warning: the first few say how they failed.
-  printf '%s\n' "$k6_log" | grep -E 'level=(warning|error)' | head -n 10 | cut -c1-300 | sed 's/^/    /' || true
-  printf '%s\n' "$k6_log" | grep -E '^ *(http_reqs|http_req_failed|http_req_duration |dropped_iterations|checks|vus_max)|FAILED' | sed 's/^ */    /' || true
-  # http_req_failed's line: "<rate>%  <failed> of <requests>".
-  read -r failed total < <(printf '%s\n' "$k6_log" | sed -n 's/^ *http_req_failed[ .]*[0-9.]*%  *\([0-9]*\) of \([0-9]*\).*/\1 \2/p') || true
-  [ -n "${total:-}" ] || { printf '%s\n' "$k6_log" | sed 's/^/    /'; fail "k6's log has no summary (http_req_failed)"; }
-  log "k6: $failed failed requests of $total during a rolling restart of $restart_took s" \
-    "($(printf '%s\n' "$k6_log" | sed -n 's/^ *http_reqs \.*[ .]*[0-9]*  *\([0-9.]*\/s\).*/\1/p'))"
-  if [ "$(loadtest_job_status Complete)" != True ] || [ "$failed" != 0 ]; then
-    exit_codes=$(k get pods -l job-name="$LOADTEST_JOB" -o jsonpath='{.items[*].status.containerStatuses[*].state.terminated.exitCode}' | xargs)
-    fail "the rolling restart under ${RESTART_RATE}/s failed $failed of $total requests (k6 exit code ${exit_codes:-none}; statuses above)"
-  fi
-  [ "$total" -ge $((RESTART_RATE * RESTART_LOAD_SECONDS * 9 / 10)) ] \
-    || fail "k6 made only $total requests, under 90 % of ${RESTART_RATE}/s for ${RESTART_LOAD_SECONDS}s"
+  expect_k6_failed_nothing "$RESTART_RATE" "$RESTART_LOAD_SECONDS" "a rolling restart of $restart_took s"
   eventually 60 all_pods_see 3 || fail "after the rolling restart not every pod sees the 3 members: $LAST_VIEW"
 
   # Off again, as in step 13: the Job and ConfigMap go, the StatefulSet is left as it is.
