@@ -64,6 +64,12 @@ scale_to() { # n how: helm upgrade --wait, or kubectl scale and wait for exactly
   fi
   eventually 240 pods_ready "$1" || fail "$2: the release does not have exactly $1 Ready pods: $(release_pods)"
 }
+expect_every_pod_replaced() { # uids-before what: no pod of the release has a uid it had before
+  local after
+  after=$(release_pods_uids)
+  [ "$(comm -12 <(tr ' ' '\n' <<<"$1" | sort) <(tr ' ' '\n' <<<"$after" | sort) | grep -c .)" = 0 ] \
+    || fail "$2 did not replace every pod (uids before: $1; after: $after)"
+}
 statefulset_generation() { # changes with every change of the StatefulSet's spec (a rollout)
   k get statefulset "$RELEASE" -o jsonpath='{.metadata.generation}'
 }

@@ -36,6 +36,30 @@ k6_running() { # the loadtest Job's k6 container (not its fill) is running
     -o jsonpath='{.status.containerStatuses[?(@.name=="k6")].state.running.startedAt}' 2>/dev/null)" ]
 }
 
+K6_STARTED=0  # when start_k6_for_fault saw k6 itself running ($SECONDS)
+
+# The Job for a fault injected under it (steps 9 and 14): mixed at 2/3, rate/s for seconds, and not
+# one request may fail (p99 bound loose: a restart stalls requests in flight). Returns once k6
+# itself (not its fill) has run for 10 s, so the fault begins under load.
+start_k6_for_fault() { # rate seconds vus max-vus
+  local rate=$1 seconds=$2
+  enable_loadtest_job --set loadtest.rate="$rate" --set loadtest.duration="${seconds}s" \
+    --set loadtest.p99Ms=10000 --set loadtest.maxErrorRate=0 \
+    --set loadtest.activeDeadlineSeconds=$((seconds + 240)) \
+    --set-string loadtest.env.VUS="$3" --set-string loadtest.env.MAX_VUS="$4"
+  log "Job $LOADTEST_JOB: fill 1000 keys, then mixed at 2/3, ${rate}/s for ${seconds}s; not one request may fail"
+  eventually 240 k6_running || fail "k6 did not start within 240s (the fill failed or is stuck): $(k logs "job/$LOADTEST_JOB" -c fill --tail=20 2>&1)"
+  K6_STARTED=$SECONDS
+  sleep 10
+}
+
+# The fault ended while k6 still ran: its load covered the whole of it.
+expect_k6_outlasted() { # what took-seconds setting
+  if [ -n "$(loadtest_job_status Complete)$(loadtest_job_status Failed)" ] || ! k6_running; then
+    fail "k6 ended before $1 did (it took ${2}s): raise $3"
+  fi
+}
+
 # After a fault under the Job (steps 9 and 14): it completes, k6 counts 0 failed requests, and it
 # made at least 90 % of the requests its rate asks for (it was not starved).
 expect_k6_failed_nothing() { # rate seconds what

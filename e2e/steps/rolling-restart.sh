@@ -14,33 +14,19 @@ RESTART_RATE=${E2E_RESTART_RATE:-100}              # k6 requests per second duri
 RESTART_LOAD_SECONDS=${E2E_RESTART_LOAD_SECONDS:-240}
 
 rolling_restart_under_k6() {
-  local sts_generation uids_before uids_after t_start t_restart restart_took
+  local sts_generation uids_before t_restart restart_took
   uids_before=$(release_pods_uids)
-  enable_loadtest_job --set loadtest.rate="$RESTART_RATE" --set loadtest.duration="${RESTART_LOAD_SECONDS}s" \
-    --set loadtest.p99Ms=10000 --set loadtest.maxErrorRate=0 \
-    --set loadtest.activeDeadlineSeconds=$((RESTART_LOAD_SECONDS + 240)) \
-    --set-string loadtest.env.VUS=100 --set-string loadtest.env.MAX_VUS=300
-  log "Job $LOADTEST_JOB: fill 1000 keys, then mixed at 2/3, ${RESTART_RATE}/s for ${RESTART_LOAD_SECONDS}s; not one request may fail"
-
-  # The restart begins once k6 itself runs (the fill is done) and has run for a few seconds.
-  eventually 240 k6_running || fail "k6 did not start within 240s (the fill failed or is stuck): $(k logs "job/$LOADTEST_JOB" -c fill --tail=20 2>&1)"
-  t_start=$SECONDS
-  sleep 10
+  start_k6_for_fault "$RESTART_RATE" "$RESTART_LOAD_SECONDS" 100 300
   kubectl -n "$NAMESPACE" rollout restart "statefulset/$RELEASE" >/dev/null
   t_restart=$SECONDS
   k rollout status "statefulset/$RELEASE" --timeout="${RESTART_LOAD_SECONDS}s" >/dev/null \
     || fail "the rolling restart did not finish within ${RESTART_LOAD_SECONDS}s"
   restart_took=$((SECONDS - t_restart))
   sts_generation=$(statefulset_generation)
-  uids_after=$(release_pods_uids)
-  [ "$(comm -12 <(tr ' ' '\n' <<<"$uids_before" | sort) <(tr ' ' '\n' <<<"$uids_after" | sort) | grep -c .)" = 0 ] \
-    || fail "the rollout did not replace every pod (uids before: $uids_before; after: $uids_after)"
-  # The load must have covered the whole restart: k6 still running now.
-  if [ -n "$(loadtest_job_status Complete)$(loadtest_job_status Failed)" ] || ! k6_running; then
-    fail "k6 ended before the rolling restart did (it took ${restart_took}s): raise E2E_RESTART_LOAD_SECONDS"
-  fi
+  expect_every_pod_replaced "$uids_before" "the rollout"
+  expect_k6_outlasted "the rolling restart" "$restart_took" E2E_RESTART_LOAD_SECONDS
   log "kubectl rollout restart: the 3 pods replaced one by one in ${restart_took}s," \
-    "$((t_restart - t_start))s after k6 began; k6 runs $((RESTART_LOAD_SECONDS - (SECONDS - t_start)))s more"
+    "$((t_restart - K6_STARTED))s after k6 began; k6 runs $((RESTART_LOAD_SECONDS - (SECONDS - K6_STARTED)))s more"
 
   expect_k6_failed_nothing "$RESTART_RATE" "$RESTART_LOAD_SECONDS" "a rolling restart of $restart_took s"
   eventually 60 all_pods_see 3 || fail "after the rolling restart not every pod sees the 3 members: $LAST_VIEW"

@@ -49,19 +49,12 @@ zones_told() {
 }
 
 zone_restart_under_k6() {
-  local zone pod pods t_start t_zone took steps=0 uids_before uids_after
+  local zone pod pods t_zone took steps=0 uids_before
   eventually 60 zones_told || fail "the pods do not tell the zones by ordinal, every member up: $LAST_VIEW"
   log "every pod: each member in the zone of its ordinal ($ZONES_VALUE), every member of each zone up"
 
   uids_before=$(release_pods_uids)
-  enable_loadtest_job --set loadtest.rate="$ZONE_RESTART_RATE" --set loadtest.duration="${ZONE_RESTART_LOAD_SECONDS}s" \
-    --set loadtest.p99Ms=10000 --set loadtest.maxErrorRate=0 \
-    --set loadtest.activeDeadlineSeconds=$((ZONE_RESTART_LOAD_SECONDS + 240)) \
-    --set-string loadtest.env.VUS=50 --set-string loadtest.env.MAX_VUS=200
-  log "Job $LOADTEST_JOB: fill 1000 keys, then mixed at 2/3, ${ZONE_RESTART_RATE}/s for ${ZONE_RESTART_LOAD_SECONDS}s; not one request may fail"
-  eventually 240 k6_running || fail "k6 did not start within 240s (the fill failed or is stuck): $(k logs "job/$LOADTEST_JOB" -c fill --tail=20 2>&1)"
-  t_start=$SECONDS
-  sleep 10
+  start_k6_for_fault "$ZONE_RESTART_RATE" "$ZONE_RESTART_LOAD_SECONDS" 50 200
   for zone in "${ZONES[@]}"; do
     pods=()
     for pod in $(release_pods); do [ "$(zone_of_pod "$pod")" != "$zone" ] || pods+=("$pod"); done
@@ -72,13 +65,9 @@ zone_restart_under_k6() {
     steps=$((steps + 1))
     log "$zone: ${pods[*]} deleted together, back and Ready in $((SECONDS - t_zone))s"
   done
-  took=$((SECONDS - t_start - 10))
-  uids_after=$(release_pods_uids)
-  [ "$(comm -12 <(tr ' ' '\n' <<<"$uids_before" | sort) <(tr ' ' '\n' <<<"$uids_after" | sort) | grep -c .)" = 0 ] \
-    || fail "the zone restart did not replace every pod (uids before: $uids_before; after: $uids_after)"
-  if [ -n "$(loadtest_job_status Complete)$(loadtest_job_status Failed)" ] || ! k6_running; then
-    fail "k6 ended before the zone restart did (it took ${took}s): raise E2E_ZONE_RESTART_LOAD_SECONDS"
-  fi
+  took=$((SECONDS - K6_STARTED - 10))
+  expect_every_pod_replaced "$uids_before" "the zone restart"
+  expect_k6_outlasted "the zone restart" "$took" E2E_ZONE_RESTART_LOAD_SECONDS
   log "restarted a zone at a time: $RESTORED_REPLICAS pods in $steps steps (pod by pod: $RESTORED_REPLICAS) in ${took}s"
 
   expect_k6_failed_nothing "$ZONE_RESTART_RATE" "$ZONE_RESTART_LOAD_SECONDS" "a zone-at-a-time restart of $took s"
