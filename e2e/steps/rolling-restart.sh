@@ -9,9 +9,10 @@
 RESTART_RATE=${E2E_RESTART_RATE:-100}              # k6 requests per second during the rolling restart
 # k6's run: 10 s, then the restart must end within it. Measured 68-69 s on a quick day, 125 and
 # 151 s on a slow one (loadtest/ab.sh served 735-1,192 req/s that day, against 7,803 in
-# BENCHMARKS.md): the bound is what the machine allows, the test is that not one request fails
-# throughout.
-RESTART_LOAD_SECONDS=${E2E_RESTART_LOAD_SECONDS:-240}
+# BENCHMARKS.md), 63-73 s in the last CI runs: 180 covers the slowest day measured, and the
+# test is that not one request fails throughout (k6 runs to its end: every second over the
+# restart is CI time).
+RESTART_LOAD_SECONDS=${E2E_RESTART_LOAD_SECONDS:-180}
 
 rolling_restart_under_k6() {
   local sts_generation uids_before t_restart restart_took

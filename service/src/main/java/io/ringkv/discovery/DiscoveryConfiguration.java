@@ -47,8 +47,21 @@ public class DiscoveryConfiguration {
     ClusterMembership clusterMembership(RingkvProperties properties, @Value("${server.port:8080}") int serverPort,
             RepairLedger repairLedger, TlsProperties tls) {
         var cluster = properties.cluster();
-        Member self = inZoneJoinedIn(SelfZone.of(cluster, cluster.selfName(serverPort),
-                node -> NodeZone.atStart(RingkvProperties.Cluster.ZONE_FROM_NODE, node)), repairLedger);
+        Member setUp = SelfZone.of(cluster, cluster.selfName(serverPort),
+                node -> NodeZone.atStart(RingkvProperties.Cluster.ZONE_FROM_NODE, node));
+        Member self = inZoneJoinedIn(setUp, repairLedger);
+        ClusterMembership membership = membership(self, cluster, repairLedger, tls);
+        if (!self.equals(setUp) && self.zone().isPresent() && setUp.zone().isPresent()) {
+            log.warn("This node's store joined the cluster in zone '{}' and it is now set up in zone '{}': it moves there"
+                    + " as its data does, handing its ranges over, then pulling those of its new zone (docs/operations.md, zones)",
+                    self.zone().get(), setUp.zone().get());
+            membership.planZoneMove(setUp.zone().get());
+        }
+        return membership;
+    }
+
+    private static ClusterMembership membership(Member self, RingkvProperties.Cluster cluster, RepairLedger repairLedger,
+            TlsProperties tls) {
         if (!cluster.discovery().enabled()) {
             List<String> names = cluster.members(self.name());
             ClusterUrls.requireScheme(tls.enabled(), self.name(), names);
@@ -63,22 +76,24 @@ public class DiscoveryConfiguration {
     }
 
     /**
-     * This node as it is set up, but in the zone its store joined the cluster in. In another zone
-     * its keys' replicas would be other members than those that hold them (placement would move
-     * without the data), so a changed zone on a member's store ({@link SelfZone}), or one set
-     * where it joined without, is not taken: the node warns and keeps its zone. Cassandra refuses a
-     * changed rack for the same reason; keeping it lets a chart that starts telling zones roll over
-     * a cluster made before them. To move a node, take it out of the cluster and add it anew
-     * ({@code docs/operations.md}, zones).
+     * This node as it is set up, but in the zone its store joined the cluster in: in another zone
+     * its keys' replicas would be other members than those that hold them. A node set up in
+     * another zone than it joined in moves there as its data does ({@code handover.DataMovement});
+     * one that joined without a zone keeps none, and one that joined in a zone and is set up
+     * without keeps it (the node warns): a chart that starts telling zones rolls over a cluster
+     * made before them without moving its data, and no zone is dropped by a setting lost.
      */
     private static Member inZoneJoinedIn(Member self, RepairLedger ledger) {
         Optional<String> joinedIn = ledger.zoneOf(self.name());
         if (!ledger.joined() || joinedIn.equals(self.zone())) {
             return self;
         }
+        if (joinedIn.isPresent() && self.zone().isPresent()) {
+            return self.withZone(joinedIn.get());
+        }
         log.warn("This node's zone ({}, {} or its Node's label) is {}, but this node's store joined the cluster {}: it"
-                + " stays there, as a node cannot change zones in place (its keys' replicas would move without their data)."
-                + " To move it, take the node out of the cluster and add it anew (docs/operations.md, zones)",
+                + " stays as it joined. Only a move from one zone to another moves a node's data; to give a node that"
+                + " joined without a zone one, take it out of the cluster and add it anew (docs/operations.md, zones)",
                 RingkvProperties.Cluster.ZONE, RingkvProperties.Cluster.ZONES_BY_ORDINAL,
                 self.zone().map(zone -> "'" + zone + "'").orElse("not set"),
                 joinedIn.map(zone -> "in zone '" + zone + "'").orElse("without a zone"));

@@ -67,6 +67,8 @@ public final class DataMovement implements SmartLifecycle {
     /**
      * @param replicationFactor what each key's first owners are counted in
      * @param settle            how long peers take to see this node's state: two discovery rounds
+     * @param zoneMoveSettle    how long peers take to see a node moving zones at each step, its
+     *                          new zone included: two rounds of pings, with a static list too
      * @param retry             how long a join waits before pulling again from a peer that failed
      * @param ownerWait         how long a join waits for an unreachable owner before it joins
      *                          without it, if the others hold every majority write
@@ -74,7 +76,7 @@ public final class DataMovement implements SmartLifecycle {
      * @param linger            how long a node that said LEFT still answers its peers: the calls
      *                          they placed on it before they heard it end within this
      */
-    public record Settings(int replicationFactor, Duration settle, Duration retry, Duration ownerWait,
+    public record Settings(int replicationFactor, Duration settle, Duration zoneMoveSettle, Duration retry, Duration ownerWait,
             Duration leaveTimeout, Duration linger) {
     }
 
@@ -86,7 +88,8 @@ public final class DataMovement implements SmartLifecycle {
     private final Settings settings;
     private final LongSupplier clock;
     private volatile RepairProgress running;
-    private volatile Disposable join;
+    /** The join or zone move under way. */
+    private volatile Disposable movement;
     private volatile boolean started;
 
     /** @param scaledAway whether this node is stopping for good; null where nothing can tell (it never leaves) */
@@ -115,15 +118,29 @@ public final class DataMovement implements SmartLifecycle {
     @Override
     public void start() {
         started = true;
-        if (membership.state(membership.self()) != MemberState.JOINING || ledger.markedLeft()) {
+        if (ledger.markedLeft()) {
             // Marked left already: a store found behind its peers' purges before this start. It
             // serves again only once a restart has cleared it.
             return;
         }
+        Mono<Void> movement;
+        if (membership.state(membership.self()) == MemberState.JOINING) {
+            movement = join();
+        } else if (membership.zoneToMoveTo().isPresent()) {
+            movement = moveZone().then(Mono.defer(this::join));
+        } else {
+            return;
+        }
+        this.movement = movement.subscribe(ignored -> {
+        }, error -> log.error("moving data stopped: {}", error.toString()));
+    }
+
+    /** Pulls the ranges this node will own from their current owners, then says NORMAL. */
+    private Mono<Void> join() {
         long begun = clock.getAsLong();
         AtomicLong keys = new AtomicLong();
         AtomicLong bytes = new AtomicLong();
-        join = Flux.interval(Duration.ofMillis(200))
+        return Flux.interval(Duration.ofMillis(200))
                 .filter(tick -> membership.isKnown())
                 .next()
                 .flatMap(known -> !othersHoldData() ? Mono.empty() : Mono.delay(settings.settle())
@@ -148,9 +165,62 @@ public final class DataMovement implements SmartLifecycle {
                     // (Told after the change, never before, so that no answer it gives a peer's probe
                     // meanwhile still says JOINING after the peer heard NORMAL.)
                     return replicas.tellPeers();
+                }));
+    }
+
+    /**
+     * A move to another zone, as a leave and a join of the same node: its replicas would otherwise
+     * move to members that do not hold their data. It says LEAVING in the zone it is placed in and,
+     * once its peers have seen that, pushes to each next owner of the ring without it what it
+     * holds for them, as a leave does, trying again until every next owner has it (a move has no
+     * deadline; a restart begins it again). Each step waits {@code zoneMoveSettle} for the peers
+     * to see it. Then its store is no member's any more (a restart
+     * joins), it says JOINING, takes its new zone and joins there ({@link #join}). Between the
+     * two, reads ask the ring without it, whose owners hold its data; every key's replicas are in
+     * as many zones before, during and after. Its data moves twice, which a rare move can afford.
+     */
+    private Mono<Void> moveZone() {
+        String self = membership.self();
+        long begun = clock.getAsLong();
+        AtomicLong keys = new AtomicLong();
+        AtomicLong bytes = new AtomicLong();
+        return Flux.interval(Duration.ofMillis(200))
+                .filter(tick -> membership.isKnown())
+                .next()
+                .then(Mono.defer(() -> {
+                    log.info("moving from zone '{}' to '{}': handing its data to the next owners first",
+                            membership.selfMember().zone().orElse(""), membership.zoneToMoveTo().orElse(""));
+                    membership.setState(self, MemberState.LEAVING);
+                    return toldWithinSettle();
                 }))
-                .subscribe(ignored -> {
-                }, error -> log.error("joining stopped: {}", error.toString()));
+                .then(Mono.delay(settings.zoneMoveSettle()))
+                .then(Mono.defer(() -> pushToNextOwners(keys, bytes))
+                        .flatMap(unreached -> unreached == 0 ? Mono.<Void>empty()
+                                : Mono.error(new IllegalStateException(unreached + " next owners could not be reached")))
+                        .retryWhen(Retry.fixedDelay(Long.MAX_VALUE, settings.retry())
+                                .doBeforeRetry(signal -> log.warn("moving zones: {}; pushing again in {}",
+                                        signal.failure().getMessage(), settings.retry()))))
+                .then(Mono.defer(() -> {
+                    log.info("moving zones: pushed {} keys ({} bytes) to the next owners in {} ms; joining in zone '{}'",
+                            keys.get(), bytes.get(), clock.getAsLong() - begun, membership.zoneToMoveTo().orElse(""));
+                    ledger.markJoining();
+                    // JOINING before the new zone: reads ask the ring without it from now on.
+                    membership.setState(self, MemberState.JOINING);
+                    membership.moveToPlannedZone();
+                    return toldWithinSettle();
+                }))
+                // Peers place it in its new zone, and send it the writes of its new ranges, before it pulls them.
+                .then(Mono.delay(settings.zoneMoveSettle()))
+                .then();
+    }
+
+    /** Tells every peer this node's state now, within the settle time: one that does not answer sees it at its next probe. */
+    private Mono<Void> toldWithinSettle() {
+        return replicas.tellPeers().timeout(settings.settle()).onErrorResume(error -> {
+            log.info("not every peer heard this node is {} within {}: they see it at their next probe",
+                    membership.state(membership.self()), settings.settle());
+            return Mono.empty();
+        });
     }
 
     private boolean othersHoldData() {
@@ -256,8 +326,8 @@ public final class DataMovement implements SmartLifecycle {
     @Override
     public void stop() {
         started = false;
-        if (join != null) {
-            join.dispose();
+        if (movement != null) {
+            movement.dispose();
         }
         if (scaledAway == null || !membership.isKnown()) {
             return;
@@ -289,21 +359,7 @@ public final class DataMovement implements SmartLifecycle {
         tellPeers();
         AtomicLong keys = new AtomicLong();
         AtomicLong bytes = new AtomicLong();
-        Mono<Long> handOver = Mono.delay(settings.settle())
-                .thenMany(Flux.defer(() -> {
-                    ClusterMembership.View view = membership.view();
-                    String self = membership.self();
-                    return Flux.fromIterable(view.future().names())
-                            .filter(member -> !member.equals(self))
-                            .flatMap(receiver -> {
-                                List<Interval> intervals = TokenIntervals.moving(view.current(), view.future(),
-                                        settings.replicationFactor(), self, receiver);
-                                return intervals.isEmpty() ? Mono.just(true)
-                                        : transfer(receiver, intervals, RangeSync.Direction.PUSH, keys, bytes);
-                            }, PUSHES);
-                }))
-                .filter(done -> !done)
-                .count();
+        Mono<Long> handOver = Mono.delay(settings.settle()).then(Mono.defer(() -> pushToNextOwners(keys, bytes)));
         try {
             long failed = handOver.block(settings.leaveTimeout());
             log.info("left: pushed {} keys ({} bytes) to the next owners in {} ms{}", keys.get(), bytes.get(),
@@ -324,14 +380,28 @@ public final class DataMovement implements SmartLifecycle {
         }
     }
 
-    /** Tells every peer this node's state now, within the settle time: one that does not answer sees it at its next probe. */
+    /**
+     * Pushes to each next owner (of the ring without this node) what this node holds for it, newer
+     * records only; the number of next owners it could not reach.
+     */
+    private Mono<Long> pushToNextOwners(AtomicLong keys, AtomicLong bytes) {
+        ClusterMembership.View view = membership.view();
+        String self = membership.self();
+        return Flux.fromIterable(view.future().names())
+                .filter(member -> !member.equals(self))
+                .flatMap(receiver -> {
+                    List<Interval> intervals = TokenIntervals.moving(view.current(), view.future(),
+                            settings.replicationFactor(), self, receiver);
+                    return intervals.isEmpty() ? Mono.just(true)
+                            : transfer(receiver, intervals, RangeSync.Direction.PUSH, keys, bytes);
+                }, PUSHES)
+                .filter(done -> !done)
+                .count();
+    }
+
+    /** Tells every peer this node's state now, waiting at most the settle time (on the thread that stops the node). */
     private void tellPeers() {
-        try {
-            replicas.tellPeers().block(settings.settle());
-        } catch (RuntimeException e) {
-            log.info("not every peer heard this node is {} within {}: they see it at their next probe",
-                    membership.state(membership.self()), settings.settle());
-        }
+        toldWithinSettle().block();
     }
 
     @Override

@@ -31,7 +31,8 @@ public class HandoverConfiguration {
                     membership.self())::scaledAway;
         }
         var settings = new DataMovement.Settings(properties.replication().factor(), cluster.departureSettle(),
-                Duration.ofSeconds(10), cluster.join().ownerWait(), departure.timeout(), properties.replication().callBound());
+                cluster.zoneMoveSettle(), Duration.ofSeconds(10), cluster.join().ownerWait(), departure.timeout(),
+                properties.replication().callBound());
         return new DataMovement(membership, replicaDirectory, rangeSync, repairLedger, scaledAway, settings,
                 System::currentTimeMillis);
     }

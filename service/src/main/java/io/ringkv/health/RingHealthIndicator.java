@@ -32,6 +32,12 @@ public final class RingHealthIndicator extends AbstractHealthIndicator {
             builder.down().withDetail("self", membership.self()).withDetail("reason", "discovery has not completed a round yet");
             return;
         }
+        if (membership.zoneToMoveTo().isPresent()) {
+            // Not ready until it has moved: a rolling update that sets new zones moves one node at a time.
+            builder.down().withDetail("self", membership.self()).withDetail("reason", "moving to zone '"
+                    + membership.zoneToMoveTo().get() + "': handing its data to the next owners first");
+            return;
+        }
         if (!membership.state(membership.self()).holdsData()) {
             builder.down().withDetail("self", membership.self())
                     .withDetail("reason", "joining: pulling the ranges it will own from their current owners");

@@ -234,13 +234,14 @@ public final class RepairLedger implements DataHolders, RememberedZones {
     }
 
     /**
-     * The node starts taking its ranges: until it has ({@link #markJoined}), the store is not a
-     * member's, even once it holds records (writes it took while joining, ranges half pulled). A
+     * The node starts taking its ranges (new, emptied, or moving to another zone): until it has
+     * ({@link #markJoined}), the store is not a member's, even once it holds records (writes it took while joining, ranges half pulled). A
      * restart meanwhile joins again, rather than take it for a member's data from before joins
      * were recorded and serve the half it holds.
      */
     public synchronized void markJoining() {
         if (!left) {
+            joined = false;
             save(MEMBERSHIP, JOINING);
         }
     }

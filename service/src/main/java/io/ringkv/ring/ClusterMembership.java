@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,7 +44,9 @@ public final class ClusterMembership {
     public record View(long version, HashRing ring, HashRing current, HashRing future, Map<String, HashRing> joining) {
     }
 
-    private final Member self;
+    private volatile Member self;
+    /** The zone this node is set up in, where it differs from the zone it is placed in: where it moves to. */
+    private volatile Optional<String> zoneToMoveTo = Optional.empty();
     private final int vnodes;
     private final AtomicReference<View> view;
     private final List<Consumer<View>> listeners = new CopyOnWriteArrayList<>();
@@ -166,6 +169,35 @@ public final class ClusterMembership {
     /** This node as a member: its name and attributes, as it tells them to its peers. */
     public Member selfMember() {
         return self;
+    }
+
+    /**
+     * This node is set up in another zone than the one its store is placed in: it moves there once
+     * its data has ({@code handover.DataMovement}). Until then it stays where it is placed, so that
+     * its keys' replicas stay where their data is.
+     */
+    public void planZoneMove(String zone) {
+        if (self.zone().isEmpty() || self.zone().get().equals(zone)) {
+            throw new IllegalArgumentException("a move is from one zone to another; " + self + " to " + zone);
+        }
+        zoneToMoveTo = Optional.of(zone);
+    }
+
+    /** The zone this node is to move to, if it is to. */
+    public Optional<String> zoneToMoveTo() {
+        return zoneToMoveTo;
+    }
+
+    /**
+     * This node moves to the zone it is to move to: its ring is rebuilt with it there (a new
+     * version), and its peers learn the zone as it answers them.
+     */
+    public void moveToPlannedZone() {
+        String zone = zoneToMoveTo.orElseThrow(() -> new IllegalStateException("no zone move is planned"));
+        self = self.withZone(zone);
+        zoneToMoveTo = Optional.empty();
+        log.info("this node is in zone '{}' from now on", zone);
+        update(ring().members());
     }
 
     public HashRing ring() {

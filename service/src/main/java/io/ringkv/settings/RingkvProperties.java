@@ -240,6 +240,15 @@ public record RingkvProperties(
             return settle(discovery);
         }
 
+        /**
+         * How long a node moving to another zone waits for its peers to see each step before it
+         * moves data: they learn a member's zone only as they next ping it, once per round, with a
+         * static list too (its states they hear at once, but a ping that failed is a round late).
+         */
+        public Duration zoneMoveSettle() {
+            return discovery.refreshInterval().multipliedBy(2);
+        }
+
         private static Duration settle(Discovery discovery) {
             return discovery.enabled() ? discovery.refreshInterval().multipliedBy(2) : Duration.ZERO;
         }

@@ -1,6 +1,8 @@
 package io.ringkv.ring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -257,5 +259,43 @@ class ClusterMembershipTest {
         var zoned = ClusterMembership.fixed(Member.inZone("a", "zone-a"), Member.named(List.of("a", "b")), 16);
         assertThat(zoned.ring().members()).containsExactly(Member.inZone("a", "zone-a"), Member.named("b"));
         assertThat(zoned.selfMember().zone()).contains("zone-a");
+    }
+
+    /**
+     * A node moving zones is a leave, then a join in its new zone: reads ask the rings whose owners
+     * hold its keys throughout (with it in its old zone, then without it), and its new zone is a
+     * new version of the ring only once it joins there.
+     */
+    @Test
+    void aZoneMoveIsALeaveThenAJoinInTheNewZone() {
+        List<Member> members = List.of(Member.inZone("a", "x"), Member.inZone("b", "y"), Member.inZone("c", "x"),
+                Member.inZone("d", "y"));
+        var moving = ClusterMembership.fixed(Member.inZone("d", "y"), members, 16);
+        moving.planZoneMove("z");
+        assertThat(moving.selfMember().zone()).as("where its data is, until it moves").contains("y");
+        long version = moving.view().version();
+
+        moving.setState("d", MemberState.LEAVING);
+        assertThat(moving.view().current().zoneOf("d")).contains("y");
+        assertThat(moving.view().future().names()).containsExactly("a", "b", "c");
+
+        moving.setState("d", MemberState.JOINING);
+        moving.moveToPlannedZone();
+        var view = moving.view();
+        assertThat(moving.selfMember().zone()).contains("z");
+        assertThat(moving.zoneToMoveTo()).isEmpty();
+        assertThat(view.version()).isGreaterThan(version);
+        assertThat(view.current().names()).as("reads: the ring without it, which its hand-over filled").containsExactly("a", "b", "c");
+        assertThat(view.future().zoneOf("d")).contains("z");
+        assertThat(view.joining().get("d").zoneOf("d")).contains("z");
+    }
+
+    @Test
+    void aZoneMoveIsFromOneZoneToAnother() {
+        var unzoned = ClusterMembership.fixed(Member.named("a"), Member.named(List.of("a", "b")), 16);
+        assertThatIllegalArgumentException().isThrownBy(() -> unzoned.planZoneMove("z"));
+        var zoned = ClusterMembership.fixed(Member.inZone("a", "x"), Member.named(List.of("a", "b")), 16);
+        assertThatIllegalArgumentException().isThrownBy(() -> zoned.planZoneMove("x"));
+        assertThatIllegalStateException().isThrownBy(zoned::moveToPlannedZone);
     }
 }

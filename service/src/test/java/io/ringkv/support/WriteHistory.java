@@ -12,6 +12,7 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +49,10 @@ import io.ringkv.record.Record;
  * write wins says it must: it is the latest write. Its writer cannot know when that happens, so
  * it leaves such a key alone for {@link #QUARANTINE}, longer than any stall the tests inject
  * (as the e2e write checker does); its later operations on the key are then really later.
+ *
+ * <p>{@link #readingBack()} has each writer also read one of its keys after each write, through a
+ * random node, while the load runs: a read that shows an operation before the last one
+ * acknowledged when it was sent is <em>stale</em> (quorum reads must see every acknowledged write).
  */
 public final class WriteHistory {
 
@@ -74,6 +79,9 @@ public final class WriteHistory {
     private final LongAdder acknowledged = new LongAdder();
     private final String replicas;
     private final Predicate<URI> stopping;
+    private volatile boolean readsBack;
+    private final Map<String, LongAdder> readOutcomes = new ConcurrentHashMap<>();
+    private final List<String> staleReads = Collections.synchronizedList(new ArrayList<>());
     private ExecutorService writers;
 
     /** @param replicas the {@code replicas} parameter of every request; null: the cluster's default */
@@ -118,9 +126,69 @@ public final class WriteHistory {
                     if (acknowledgedNow) {
                         acknowledged.increment();
                     }
+                    if (readsBack) {
+                        String read = "w" + writer + "-k" + random.nextInt(keysPerWriter);
+                        if (!unansweredUntil.containsKey(read)) {
+                            readBack(choices.get(random.nextInt(choices.size())), read);
+                        }
+                    }
                 }
             });
         }
+    }
+
+    /** Each writer also reads one of its keys after each write (see the class comment). Before {@link #start}. */
+    public WriteHistory readingBack() {
+        readsBack = true;
+        return this;
+    }
+
+    /**
+     * Reads a key of this writer's and checks the answer against its history so far: the key's
+     * last acknowledged operation or a later one (only a request that got no answer is later and
+     * unknown: such keys are left out).
+     */
+    private void readBack(URI node, String key) {
+        List<Operation> operations = history.getOrDefault(key, List.of());
+        int lastAcknowledged = IntStream.range(0, operations.size()).filter(i -> operations.get(i).acknowledged()).max().orElse(-1);
+        HttpResponse<String> read;
+        try {
+            read = http.send(HttpRequest.newBuilder(node.resolve(query(key))).timeout(Duration.ofSeconds(3)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            readOutcomes.computeIfAbsent(e.getClass().getSimpleName(), ignored -> new LongAdder()).increment();
+            return;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        readOutcomes.computeIfAbsent("HTTP " + read.statusCode(), ignored -> new LongAdder()).increment();
+        if (lastAcknowledged < 0 || (read.statusCode() != 200 && read.statusCode() != 404)) {
+            return;
+        }
+        String seen = read.statusCode() == 200 ? read.body() : null;
+        if (operations.subList(lastAcknowledged, operations.size()).stream().noneMatch(operation -> Objects.equals(operation.value(), seen))) {
+            staleReads.add(key + " read " + seen + " through " + node + " after " + operations.get(lastAcknowledged).value()
+                    + " was acknowledged");
+        }
+    }
+
+    /** How the reads back ended, counted as {@link #outcomes()}. */
+    public Map<String, Long> readOutcomes() {
+        return new TreeMap<>(readOutcomes.entrySet().stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, entry -> entry.getValue().sum())));
+    }
+
+    /** The reads back that failed: every answer but 200 and 404, and every read that got none. */
+    public Map<String, Long> readFailures() {
+        Map<String, Long> failures = readOutcomes();
+        failures.keySet().removeIf(outcome -> outcome.equals("HTTP 200") || outcome.equals("HTTP 404"));
+        return failures;
+    }
+
+    /** The reads back that showed an operation older than the last acknowledged one. */
+    public List<String> staleReads() {
+        return List.copyOf(staleReads);
     }
 
     public void stop() throws InterruptedException {
