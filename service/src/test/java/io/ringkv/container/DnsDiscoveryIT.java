@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,15 +31,19 @@ import io.ringkv.container.NodeClient.ClusterView;
 import io.ringkv.container.NodeClient.Member;
 import io.ringkv.container.RingkvCluster.Node;
 import io.ringkv.peer.wire.PeerException;
+import io.ringkv.record.Record;
 import io.ringkv.ring.HashRing;
 import io.ringkv.support.PeerTestClient;
+import io.ringkv.support.ReplicaCensus;
+import io.ringkv.support.WriteHistory;
 
 /**
  * Nodes in containers find each other through DNS, as in Kubernetes: each node has a stable name
  * of its own ({@code http://nodeN:8080}, its hostname and network alias, like a StatefulSet pod)
  * and every node answers to the shared alias {@code ringkv} (like a headless Service). One cluster
- * serves all the tests, in order: it starts with three nodes, loses one and gets it back on a new
- * address, grows to four and shrinks back to three, and takes a fifth while node3 hangs.
+ * serves all the tests, in order: it starts with three nodes in two zones, loses one and gets it
+ * back on a new address, grows to four under load with the fourth in a third zone and shrinks
+ * back to three, and takes a fifth while node3 hangs.
  *
  * <p>On a failure, the tail of every node's log is printed.
  */
@@ -57,6 +62,12 @@ class DnsDiscoveryIT {
     /** How long a joining node waits for an owner it cannot reach (ringkv.cluster.join.owner-wait). */
     private static final Duration OWNER_WAIT = Duration.ofSeconds(10);
 
+    /** The zone of each node: two zones to begin with, a third for the nodes that join later. */
+    private static final Map<String, String> ZONES = Map.of("node1", "zone-a", "node2", "zone-b", "node3", "zone-a",
+            "node4", "zone-c", "node5", "zone-c");
+    /** Writes acknowledged under load before the fourth node starts, and after it joined. */
+    private static final int LOAD_AROUND_JOIN = 300;
+
     private static RingkvCluster cluster;
     private static final NodeClient client = new NodeClient();
 
@@ -69,7 +80,19 @@ class DnsDiscoveryIT {
         Map<String, String> environment = new LinkedHashMap<>(RingkvCluster.dnsDiscovery(SECRET));
         environment.put("RINGKV_CLUSTER_JOIN_OWNER_WAIT", OWNER_WAIT.toSeconds() + "s");
         cluster = new RingkvCluster(image, SECRET, environment);
-        cluster.start("node1", "node2", "node3");
+        CompletableFuture<List<Node>> zoneB = CompletableFuture.supplyAsync(() -> cluster.start(inZone("node2"), "node2"));
+        cluster.start(inZone("node1"), "node1", "node3");
+        zoneB.join();
+    }
+
+    /** The setting that puts a node (node1 and node3 alike) in its zone. */
+    private static Map<String, String> inZone(String host) {
+        return Map.of("RINGKV_CLUSTER_ZONE", ZONES.get(host));
+    }
+
+    /** Members by their names ({@code http://nodeN:8080}), each in its node's zone. */
+    private static List<io.ringkv.ring.Member> zoned(List<String> names) {
+        return names.stream().map(name -> io.ringkv.ring.Member.inZone(name, ZONES.get(URI.create(name).getHost()))).toList();
     }
 
     @AfterAll
@@ -214,21 +237,43 @@ class DnsDiscoveryIT {
         }
     }
 
+    /**
+     * Adding a third zone to a two-zone cluster under load: eight writers at {@code 2/3} through the
+     * three nodes, each reading a key back after each write, while node4 joins in zone-c, where it
+     * is alone and so takes a replica of every key. No request fails, no read is stale, nothing
+     * acknowledged is lost, and then every key written is in three zones, each replica holding its
+     * newest version; the keys written before, with no write reaching node4, are in its store:
+     * pulled as it joined.
+     */
     @Test
     @Order(6)
-    void aFourthNodeJoinsEveryRingAndPullsTheKeysItNowOwns() {
+    void aFourthNodeInAThirdZoneJoinsUnderLoadAndEveryKeyIsThenInThreeZones() throws Exception {
         List<String> keys = putJoinKeys("before-node4-");
-        Node node4 = cluster.start("node4").getFirst();
+        List<URI> through = cluster.running().stream().map(Node::api).toList();
+        WriteHistory history = new WriteHistory("2/3").readingBack();
+        history.start(() -> through, 8, 60);
+        awaitAcknowledged(history, LOAD_AROUND_JOIN);
+        Node node4 = cluster.start(inZone("node4"), "node4").getFirst();
         Instant startedAt = Instant.now();
         // Ready means joined: it pulled before it reported ready; awaitRing also waits until every
         // node sees it NORMAL.
         cluster.awaitRing(AGREEMENT, "node1", "node2", "node3", "node4");
         System.out.printf("[container tests] node4 on every ring, NORMAL, %d ms after it was ready%n",
                 Duration.between(startedAt, Instant.now()).toMillis());
+        awaitAcknowledged(history, history.acknowledged() + LOAD_AROUND_JOIN);
+        history.stop();
+        System.out.printf("[container tests] node4 joined zone-c under load: writes %s, reads %s, %d stale%n", history.outcomes(),
+                history.readOutcomes(), history.staleReads().size());
+        assertThat(history.failures()).as("writes failed while node4 joined").isEmpty();
+        assertThat(history.readFailures()).as("reads failed while node4 joined").isEmpty();
+        assertThat(history.staleReads()).as("reads that missed an acknowledged write").isEmpty();
+        assertThat(history.lost(through.getFirst())).as("acknowledged writes lost").isEmpty();
 
-        // Each key node4 owns (one of its first three owners on the four-member ring) is in node4's
-        // own store, read over its cluster port: pulled, since no write of these keys reached it.
-        assertHoldsWhatItOwns(node4, cluster.running().stream().map(Node::name).toList(), keys);
+        List<String> members = cluster.running().stream().map(Node::name).toList();
+        assertHoldsWhatItOwns(node4, members, keys);
+        List<String> written = new ArrayList<>(keys);
+        written.addAll(history.keys());
+        assertInThreeZonesAndConverged(members, written);
 
         expect(client.putEntity(node4.api(), "via-node4", null, value("via-node4")), 201, "PUT via node4");
         for (Node reader : cluster.running()) {
@@ -260,7 +305,8 @@ class DnsDiscoveryIT {
         // node5 waits two of its discovery rounds before it pulls: 20 s, long enough to hang
         // node3 after node5 has seen it and before node5 pulls from it.
         CompletableFuture<Node> starting = CompletableFuture.supplyAsync(
-                () -> cluster.start(Map.of("RINGKV_CLUSTER_DISCOVERY_REFRESH_INTERVAL", "10s"), "node5").getFirst());
+                () -> cluster.start(Map.of("RINGKV_CLUSTER_DISCOVERY_REFRESH_INTERVAL", "10s", "RINGKV_CLUSTER_ZONE", ZONES.get("node5")),
+                        "node5").getFirst());
         String node3 = cluster.node("node3").name();
         await().atMost(AGREEMENT).pollInterval(Duration.ofMillis(250)).ignoreExceptions().untilAsserted(() -> {
             ClusterView view = client.cluster(cluster.node("node5").api());
@@ -304,7 +350,7 @@ class DnsDiscoveryIT {
      * the node's own store, read over its cluster port.
      */
     private static void assertHoldsWhatItOwns(Node node, List<String> members, List<String> keys) {
-        HashRing ring = new HashRing(io.ringkv.ring.Member.named(members), 256);
+        HashRing ring = new HashRing(zoned(members), HashRing.DEFAULT_VNODES);
         int owned = 0;
         try (PeerTestClient peer = new PeerTestClient(SECRET)) {
             for (String key : keys) {
@@ -317,7 +363,37 @@ class DnsDiscoveryIT {
                 }
             }
         }
-        assertThat(owned).as("%s owns three quarters of the keys at RF 3 of 4", node.host()).isBetween(keys.size() / 2, keys.size());
+        assertThat(owned).as("%s, alone in its zone, owns every key", node.host()).isEqualTo(keys.size());
+    }
+
+    /**
+     * Every key is placed on three members in three zones, and within {@link #AGREEMENT} each of
+     * them holds the newest version any node holds (read over the cluster ports).
+     */
+    private static void assertInThreeZonesAndConverged(List<String> members, List<String> keys) {
+        HashRing ring = new HashRing(zoned(members), HashRing.DEFAULT_VNODES);
+        Map<String, Node> byName = new LinkedHashMap<>();
+        cluster.running().forEach(node -> byName.put(node.name(), node));
+        try (PeerTestClient peers = new PeerTestClient(SECRET)) {
+            await().atMost(AGREEMENT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+                List<String> wrong = new ArrayList<>();
+                ReplicaCensus.of(name -> peers.at(name, byName.get(name).clusterAddress()), members, keys).forEach((key, copies) -> {
+                    List<String> replicas = ring.replicasFor(bytes(key), 3);
+                    long newest = copies.values().stream().mapToLong(Record::timestamp).max().orElse(-1);
+                    boolean inThreeZones = zoned(replicas).stream().map(member -> member.zone().orElseThrow()).distinct().count() == 3;
+                    if (!inThreeZones || !replicas.stream().allMatch(replica -> copies.containsKey(replica)
+                            && copies.get(replica).timestamp() == newest)) {
+                        wrong.add(key + " placed on " + replicas + ", held by " + copies);
+                    }
+                });
+                assertThat(wrong).as("keys not in three zones, or not in their newest version on each replica").isEmpty();
+            });
+        }
+    }
+
+    private static void awaitAcknowledged(WriteHistory history, long count) {
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> assertThat(history.acknowledged()).as("writes acknowledged").isGreaterThanOrEqualTo(count));
     }
 
     /** Writes a key with 3/3 through node1: every running node holds it. */
