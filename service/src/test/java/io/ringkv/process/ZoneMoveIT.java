@@ -29,7 +29,7 @@ import io.ringkv.support.WriteHistory;
 
 /**
  * A third zone added to a two-zone cluster by moving a node there, under load, on four node
- * processes: zones a, b, a, b, where every key has two replicas in one zone; 2,000 keys written to
+ * processes: zones a, b, a, b, where every key has two replicas in one zone; 1,000 keys written to
  * all three replicas before, and never again, repair off. Under eight writers at
  * {@code 2/3} through the other three, each writer reading one of its keys back after each write,
  * the fourth is restarted in zone c: it hands its data over, then joins in zone c, which then holds
@@ -41,11 +41,11 @@ class ZoneMoveIT {
     private static final List<String> ZONES_BEFORE = List.of("zone-a", "zone-b", "zone-a", "zone-b");
     private static final int MOVING = 3;
     private static final String NEW_ZONE = "zone-c";
-    private static final int KEYS_BEFORE = 2_000;
+    private static final int KEYS_BEFORE = 1_000;
     private static final int WRITERS = 8;
     private static final int KEYS_PER_WRITER = 60;
     /** Writes acknowledged before the move, and after it. */
-    private static final int LOAD_AROUND = 500;
+    private static final int LOAD_AROUND = 300;
     private static final Duration LOAD_WITHIN = Duration.ofSeconds(90);
     private static final Duration MOVED_WITHIN = Duration.ofSeconds(120);
     private static final Duration CONVERGED_WITHIN = Duration.ofSeconds(60);
