@@ -57,6 +57,9 @@ import reactor.util.retry.Retry;
  * which it tells its peers at once: from then on they neither read from it nor count its acks,
  * and it answers the calls they placed before for {@code linger}, so its exit fails no request.
  * A crash, or a leave cut short, is covered by the other replicas and by repair.
+ *
+ * <p><b>Moving zones.</b> A node set up in another zone than its store joined in leaves where it
+ * is and joins in the new zone, with the two hand-overs above ({@link #moveZone}).
  */
 public final class DataMovement implements SmartLifecycle {
 
@@ -140,14 +143,9 @@ public final class DataMovement implements SmartLifecycle {
         long begun = clock.getAsLong();
         AtomicLong keys = new AtomicLong();
         AtomicLong bytes = new AtomicLong();
-        return Flux.interval(Duration.ofMillis(200))
-                .filter(tick -> membership.isKnown())
-                .next()
+        return ringKnown()
                 .flatMap(known -> !othersHoldData() ? Mono.empty() : Mono.delay(settings.settle())
-                        .then(Mono.defer(() -> pullRound(begun, keys, bytes))
-                                .retryWhen(Retry.fixedDelay(Long.MAX_VALUE, settings.retry())
-                                        .doBeforeRetry(signal -> log.warn("joining: {}; pulling again in {}",
-                                                signal.failure().getMessage(), settings.retry())))))
+                        .then(Mono.defer(() -> pullRound(begun, keys, bytes)).retryWhen(untilDone("joining", "pulling"))))
                 .then(Mono.defer(() -> {
                     if (!ledger.markJoined()) {
                         log.warn("pulled its ranges, but the store was marked left meanwhile: it stays JOINING");
@@ -184,9 +182,7 @@ public final class DataMovement implements SmartLifecycle {
         long begun = clock.getAsLong();
         AtomicLong keys = new AtomicLong();
         AtomicLong bytes = new AtomicLong();
-        return Flux.interval(Duration.ofMillis(200))
-                .filter(tick -> membership.isKnown())
-                .next()
+        return ringKnown()
                 .then(Mono.defer(() -> {
                     log.info("moving from zone '{}' to '{}': handing its data to the next owners first",
                             membership.selfMember().zone().orElse(""), membership.zoneToMoveTo().orElse(""));
@@ -197,9 +193,7 @@ public final class DataMovement implements SmartLifecycle {
                 .then(Mono.defer(() -> pushToNextOwners(keys, bytes))
                         .flatMap(unreached -> unreached == 0 ? Mono.<Void>empty()
                                 : Mono.error(new IllegalStateException(unreached + " next owners could not be reached")))
-                        .retryWhen(Retry.fixedDelay(Long.MAX_VALUE, settings.retry())
-                                .doBeforeRetry(signal -> log.warn("moving zones: {}; pushing again in {}",
-                                        signal.failure().getMessage(), settings.retry()))))
+                        .retryWhen(untilDone("moving zones", "pushing")))
                 .then(Mono.defer(() -> {
                     log.info("moving zones: pushed {} keys ({} bytes) to the next owners in {} ms; joining in zone '{}'",
                             keys.get(), bytes.get(), clock.getAsLong() - begun, membership.zoneToMoveTo().orElse(""));
@@ -212,6 +206,17 @@ public final class DataMovement implements SmartLifecycle {
                 // Peers place it in its new zone, and send it the writes of its new ranges, before it pulls them.
                 .then(Mono.delay(settings.zoneMoveSettle()))
                 .then();
+    }
+
+    /** Once this node knows its ring (with DNS discovery: after its first round). */
+    private Mono<Long> ringKnown() {
+        return Flux.interval(Duration.ofMillis(200)).filter(tick -> membership.isKnown()).next();
+    }
+
+    /** A transfer round tried again every {@code retry}, for as long as it takes: giving up would lose data. */
+    private Retry untilDone(String doing, String again) {
+        return Retry.fixedDelay(Long.MAX_VALUE, settings.retry()).doBeforeRetry(signal -> log.warn("{}: {}; {} again in {}", doing,
+                signal.failure().getMessage(), again, settings.retry()));
     }
 
     /** Tells every peer this node's state now, within the settle time: one that does not answer sees it at its next probe. */
