@@ -171,11 +171,11 @@ public final class DataMovement implements SmartLifecycle {
      * move to members that do not hold their data. It says LEAVING in the zone it is placed in and,
      * once its peers have seen that, pushes to each next owner of the ring without it what it
      * holds for them, as a leave does, trying again until every next owner has it (a move has no
-     * deadline; a restart begins it again). Each step waits {@code zoneMoveSettle} for the peers
-     * to see it. Then its store is no member's any more (a restart
-     * joins), it says JOINING, takes its new zone and joins there ({@link #join}). Between the
-     * two, reads ask the ring without it, whose owners hold its data; every key's replicas are in
-     * as many zones before, during and after. Its data moves twice, which a rare move can afford.
+     * deadline; a restart begins it again). Then its store is no member's any more (a restart
+     * joins), it says JOINING, takes its new zone and joins there ({@link #join}). Each step waits
+     * {@code zoneMoveSettle} for the peers to see it. Between the two, reads ask the ring without
+     * it, whose owners hold its data; every key's replicas are in as many zones before, during and
+     * after. Its data moves twice, which a rare move can afford.
      */
     private Mono<Void> moveZone() {
         String self = membership.self();
