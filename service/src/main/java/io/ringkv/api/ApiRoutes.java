@@ -34,6 +34,7 @@ import io.ringkv.peer.client.NodeInfoClient;
 import io.ringkv.peer.server.PeerServer;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.ring.ClusterMembership;
+import io.ringkv.conditional.ConditionalCoordinator;
 import io.ringkv.discovery.DnsDiscovery;
 import reactor.core.publisher.Mono;
 
@@ -91,11 +92,12 @@ public class ApiRoutes {
     }
 
     @Bean
-    RouterFunction<ServerResponse> publicApi(Settings settings, Coordinator coordinator, ClusterMembership membership,
+    RouterFunction<ServerResponse> publicApi(Settings settings, Coordinator coordinator, ConditionalCoordinator conditional,
+            ClusterMembership membership,
             PeerMonitors monitors, ObjectProvider<DnsDiscovery> discovery, PeerServer peerServer, AdmissionControl admission,
             ClientRequestMetrics metrics, RepairScheduler repairScheduler, DataMovement dataMovement, Readiness readiness,
             ObjectProvider<Restore> restore) {
-        var entities = new EntityHandler(coordinator, admission, settings.maxValueBytes(), settings.bodyTimeout());
+        var entities = new EntityHandler(coordinator, conditional, admission, settings.maxValueBytes(), settings.bodyTimeout());
         Restore restores = restore.getIfAvailable();
         var cluster = new ClusterHandler(membership, monitors, discovery.getIfAvailable(), peerServer.port(), repairScheduler,
                 dataMovement, restores == null ? Optional::empty : restores::progress);

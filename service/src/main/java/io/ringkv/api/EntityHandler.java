@@ -1,6 +1,9 @@
 package io.ringkv.api;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.LongFunction;
 
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
@@ -13,6 +16,10 @@ import org.springframework.web.reactive.function.BodyInserters;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 
+import io.ringkv.conditional.ConditionalCoordinator;
+import io.ringkv.conditional.EntityTag;
+import io.ringkv.conditional.Outcome;
+import io.ringkv.conditional.Precondition;
 import io.ringkv.overload.AdmissionControl;
 import io.ringkv.overload.OverloadedException;
 import io.ringkv.record.KeyedRecord;
@@ -20,12 +27,15 @@ import io.ringkv.record.Record;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.replication.Deadlines;
 import io.ringkv.replication.Placement;
+import io.ringkv.replication.ReplicationFactor;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
  * The entity operations of the public API. Every node serves every request and coordinates it;
- * this class only reads and checks the request and maps the {@link Coordinator}'s answer to HTTP.
+ * this class only reads and checks the request and maps the answer of the {@link Coordinator}
+ * (plain requests, last write wins) or of the {@link ConditionalCoordinator} (requests with a
+ * condition or {@code consistency=serial}, under consensus) to HTTP.
  */
 final class EntityHandler {
 
@@ -34,12 +44,15 @@ final class EntityHandler {
     }
 
     private final Coordinator coordinator;
+    private final ConditionalCoordinator conditional;
     private final AdmissionControl admission;
     private final long maxValueBytes;
     private final Duration bodyTimeout;
 
-    EntityHandler(Coordinator coordinator, AdmissionControl admission, long maxValueBytes, Duration bodyTimeout) {
+    EntityHandler(Coordinator coordinator, ConditionalCoordinator conditional, AdmissionControl admission, long maxValueBytes,
+            Duration bodyTimeout) {
         this.coordinator = coordinator;
+        this.conditional = conditional;
         this.admission = admission;
         this.maxValueBytes = maxValueBytes;
         this.bodyTimeout = bodyTimeout;
@@ -54,6 +67,10 @@ final class EntityHandler {
     Mono<ServerResponse> get(ServerRequest request) {
         byte[] key = EntityRequests.key(request);
         Placement placement = coordinator.placement();
+        if (EntityRequests.serial(request)) {
+            var factor = EntityRequests.majority(request, placement, coordinator.replicationFactor());
+            return conditional.read(key, factor, placement).flatMap(outcome -> found(((Outcome.Read) outcome).current()));
+        }
         var factor = EntityRequests.replicas(request, placement, coordinator.replicationFactor());
         if (!admission.hasRoomFor(1)) {
             // Full already: refused before its replicas read and send values it could not keep.
@@ -61,10 +78,15 @@ final class EntityHandler {
         }
         AdmissionControl.Held held = admission.held();
         ExchangeCompletion.onComplete(request, held::release);
-        return coordinator.get(key, factor, placement, held)
-                .flatMap(value -> value.isPresent()
-                        ? ServerResponse.ok().contentType(MediaType.APPLICATION_OCTET_STREAM).bodyValue(value.get())
-                        : ServerResponse.notFound().build());
+        return coordinator.get(key, factor, placement, held).flatMap(EntityHandler::found);
+    }
+
+    /** 200 with the value and its version's tag, or 404 for a tombstone or nothing. */
+    private static Mono<ServerResponse> found(Optional<Record> record) {
+        return record.isPresent() && !record.get().tombstone()
+                ? ServerResponse.ok().eTag(EntityTag.of(record.get())).contentType(MediaType.APPLICATION_OCTET_STREAM)
+                        .bodyValue(record.get().valueBuffer())
+                : ServerResponse.notFound().build();
     }
 
     /**
@@ -76,7 +98,7 @@ final class EntityHandler {
     Mono<ArrivedPut> arrive(ServerRequest request) {
         byte[] key = EntityRequests.key(request);
         // Bad parameters are refused before the body is waited for; checked again with the ring of the moment in put.
-        EntityRequests.replicas(request, coordinator.placement(), coordinator.replicationFactor());
+        factor(request, coordinator.placement());
         long declared = request.headers().contentLength().orElse(-1);
         if (declared > maxValueBytes) {
             throw tooLarge();
@@ -111,6 +133,11 @@ final class EntityHandler {
 
     Mono<ServerResponse> put(ArrivedPut put) {
         Placement placement = coordinator.placement();
+        if (underConsensus(put.request())) {
+            byte[] value = put.value();
+            return conditional(put.request(), put.key(), timestamp -> Record.value(timestamp, value), placement,
+                    applied -> ServerResponse.status(HttpStatus.CREATED).eTag(EntityTag.of(applied)).build());
+        }
         var factor = EntityRequests.replicas(put.request(), placement, coordinator.replicationFactor());
         // The replicas hold the bytes too, past the answer, until the slowest has ended.
         return Mono.defer(() -> {
@@ -128,8 +155,48 @@ final class EntityHandler {
     Mono<ServerResponse> delete(ServerRequest request) {
         byte[] key = EntityRequests.key(request);
         Placement placement = coordinator.placement();
+        if (underConsensus(request)) {
+            return conditional(request, key, Record::tombstone, placement,
+                    applied -> ServerResponse.status(HttpStatus.ACCEPTED).build());
+        }
         var factor = EntityRequests.replicas(request, placement, coordinator.replicationFactor());
         return coordinator.delete(key, factor, placement).then(ServerResponse.status(HttpStatus.ACCEPTED).build());
+    }
+
+    /** A write with a condition, or with {@code consistency=serial}, goes through consensus. */
+    private static boolean underConsensus(ServerRequest request) {
+        return !EntityRequests.precondition(request).isNone() || EntityRequests.serial(request);
+    }
+
+    /** The request's factor, checked as its kind needs: a request under consensus needs a majority. */
+    private ReplicationFactor factor(ServerRequest request, Placement placement) {
+        return underConsensus(request)
+                ? EntityRequests.majority(request, placement, coordinator.replicationFactor())
+                : EntityRequests.replicas(request, placement, coordinator.replicationFactor());
+    }
+
+    /**
+     * A write under consensus: {@code applied} answers once it is chosen; a condition that did
+     * not hold is 412 with the current version's tag, and changed nothing.
+     */
+    private Mono<ServerResponse> conditional(ServerRequest request, byte[] key, LongFunction<Record> update, Placement placement,
+            Function<Record, Mono<ServerResponse>> applied) {
+        Precondition precondition = EntityRequests.precondition(request);
+        var factor = EntityRequests.majority(request, placement, coordinator.replicationFactor());
+        return conditional.write(key, precondition, update, factor, placement).flatMap(outcome -> switch (outcome) {
+            case Outcome.Applied done -> applied.apply(done.record());
+            case Outcome.Refused refused -> preconditionFailed(refused.current());
+            case Outcome.Read read -> throw new IllegalStateException("a write answered as a read");
+        });
+    }
+
+    private static Mono<ServerResponse> preconditionFailed(Optional<Record> current) {
+        Optional<Record> live = current.filter(record -> !record.tombstone());
+        var response = ServerResponse.status(HttpStatus.PRECONDITION_FAILED).contentType(MediaType.TEXT_PLAIN);
+        live.ifPresent(record -> response.eTag(EntityTag.of(record)));
+        return response.bodyValue(live.isPresent()
+                ? "the condition did not hold: the key's version is " + EntityTag.of(live.get()) + "; nothing was changed"
+                : "the condition did not hold: the key is absent; nothing was changed");
     }
 
     /**

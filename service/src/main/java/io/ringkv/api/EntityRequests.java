@@ -4,9 +4,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.reactive.function.server.ServerRequest;
 
+import io.ringkv.conditional.Precondition;
 import io.ringkv.overload.OverloadedException;
 import io.ringkv.record.KeyedRecord;
 import io.ringkv.replication.Placement;
@@ -75,6 +77,40 @@ public final class EntityRequests {
                     + " more will once they have joined: retry shortly");
         }
         return factor;
+    }
+
+    /**
+     * The {@code replicas} of a request under consensus: as {@link #replicas}, and {@code ack} a
+     * majority of {@code from}, since two rounds must always share a replica (400 otherwise).
+     */
+    static ReplicationFactor majority(ServerRequest request, Placement placement, int replicationFactor) {
+        ReplicationFactor factor = replicas(request, placement, replicationFactor);
+        if (2 * factor.ack() <= factor.from()) {
+            throw new BadRequestException("replicas: a conditional or serial request needs a majority of its replicas: ack="
+                    + factor.ack() + " is not more than half of from=" + factor.from());
+        }
+        return factor;
+    }
+
+    /** Whether the request asks for a linearizable answer: {@code consistency=serial}. */
+    static boolean serial(ServerRequest request) {
+        String consistency = single(request, "consistency");
+        if (consistency == null) {
+            return false;
+        }
+        if (!consistency.equals("serial")) {
+            throw new BadRequestException("'consistency' must be serial (a linearizable request), or absent; got '" + consistency + "'");
+        }
+        return true;
+    }
+
+    /** The request's condition, from {@code If-Match} and {@code If-None-Match}; 400 for a header that is no list of tags. */
+    static Precondition precondition(ServerRequest request) {
+        try {
+            return Precondition.parse(request.headers().header(HttpHeaders.IF_MATCH), request.headers().header(HttpHeaders.IF_NONE_MATCH));
+        } catch (IllegalArgumentException e) {
+            throw new BadRequestException(e.getMessage());
+        }
     }
 
     /** The range bounds; {@code end} is null for "to the last key". */

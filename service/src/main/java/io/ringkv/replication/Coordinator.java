@@ -199,7 +199,7 @@ public final class Coordinator {
     }
 
     /**
-     * The newest live value among the first {@code ack} answers; empty if that is a tombstone or nothing.
+     * The newest live record among the first {@code ack} answers; empty if that is a tombstone or nothing.
      *
      * @param hold the read's hold on this node's bytes in flight: each replica's value is held as
      *             it arrives ({@link AdmissionControl.Held#tryAddAnswer}; no room fails the read with
@@ -208,12 +208,12 @@ public final class Coordinator {
      *             of large values must not gather more of them than the heap holds; bytes given
      *             back while a slower replica's call still kept them escaped the bound.
      */
-    public Mono<Optional<ByteBuffer>> get(byte[] key, ReplicationFactor factor, Placement placement, AdmissionControl.Held hold) {
+    public Mono<Optional<Record>> get(byte[] key, ReplicationFactor factor, Placement placement, AdmissionControl.Held hold) {
         List<Replica> targets = ReplicaPreference.cheapestFirst(
                 placement.readReplicas(key, factor.from()), Replica::expectedLatencyMillis, placement::inThisZone);
         int first = readHedgeDelay.isZero() ? targets.size() : factor.ack();
         if (first == 1 && targets.get(0) instanceof LocalReplica local) {
-            Mono<Optional<ByteBuffer>> answered = answeredFromMemory(local, key, hold);
+            Mono<Optional<Record>> answered = answeredFromMemory(local, key, hold);
             if (answered != null) {
                 readsInZone.increment();
                 return answered;
@@ -244,7 +244,7 @@ public final class Coordinator {
      * there can be no late answers, and one answer needs no repair; the round only adds
      * operators and a timer.
      */
-    private Mono<Optional<ByteBuffer>> answeredFromMemory(LocalReplica local, byte[] key, AdmissionControl.Held hold) {
+    private Mono<Optional<Record>> answeredFromMemory(LocalReplica local, byte[] key, AdmissionControl.Held hold) {
         RocksStore.Lookup inMemory = local.readFromMemory(key);
         if (!inMemory.known()) {
             return null;
@@ -259,9 +259,9 @@ public final class Coordinator {
         return held(answer, hold).map(Coordinator::liveValue);
     }
 
-    /** The value a client gets, read-only and not copied: none for a tombstone or no record. */
-    private static Optional<ByteBuffer> liveValue(Optional<Record> newest) {
-        return newest.filter(record -> !record.tombstone()).map(Record::valueBuffer);
+    /** The record a client gets: none for a tombstone or no record. */
+    private static Optional<Record> liveValue(Optional<Record> newest) {
+        return newest.filter(record -> !record.tombstone());
     }
 
     private static Mono<Optional<Record>> held(Optional<Record> answer, AdmissionControl.Held hold) {

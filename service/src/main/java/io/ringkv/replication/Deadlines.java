@@ -30,7 +30,7 @@ public final class Deadlines {
         return Mono.create(sink -> sink.onCancel(after(delay, () -> sink.success(0L))));
     }
 
-    static Disposable after(Duration delay, Runnable task) {
+    public static Disposable after(Duration delay, Runnable task) {
         EventExecutor loop = ThreadExecutorMap.currentExecutor();
         if (loop == null) {
             return Schedulers.parallel().schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);

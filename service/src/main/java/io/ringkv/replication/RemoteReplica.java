@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.ringkv.health.PeerMonitor;
 import io.ringkv.peer.client.PeerClient;
+import io.ringkv.peer.message.PeerCall;
 import io.ringkv.peer.wire.PeerException;
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.peer.wire.Wire;
@@ -59,6 +60,11 @@ public final class RemoteReplica implements Replica, AutoCloseable {
     @Override
     public Mono<Boolean> write(byte[] key, Record record) {
         return monitor.guard("write", client.write(key, record).thenReturn(true));
+    }
+
+    /** Any call of the peer protocol (a conditional request's Paxos messages), through the breaker. */
+    public <T> Mono<T> call(String what, PeerCall<T> call) {
+        return monitor.guard(what, client.call(call));
     }
 
     /** A write the peer missed, replayed from its hint: through the breaker, in the window's background lane. */

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.ringkv.ledger.RepairLedger;
 import io.ringkv.overload.Throttle;
+import io.ringkv.paxos.Acceptor;
 import io.ringkv.peer.message.PeerService;
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.record.HybridClock;
@@ -39,6 +40,7 @@ public final class ReplicaService implements PeerService {
     private final PurgeHorizonCheck purgeCheck;
     private final Snapshots snapshots;
     private final PeerEvents events;
+    private final Acceptor acceptor;
 
     /**
      * @param purgeCheck while it finds this store behind its peers' purges, the store hands nothing
@@ -47,9 +49,11 @@ public final class ReplicaService implements PeerService {
      *                   nothing; should one ask anyway, it must not hand back deleted values. It
      *                   also hears what each peer tells in its PING.
      * @param events     where what peers tell in their own calls goes ({@link ReplicaDirectory} hears it)
+     * @param acceptor   this node's side of conditional requests, which reads the store like a read
      */
     public ReplicaService(String name, RocksStore store, HybridClock clock, ClusterMembership membership,
-            RepairLedger ledger, Throttle transfers, PurgeHorizonCheck purgeCheck, Snapshots snapshots, PeerEvents events) {
+            RepairLedger ledger, Throttle transfers, PurgeHorizonCheck purgeCheck, Snapshots snapshots, PeerEvents events,
+            Acceptor acceptor) {
         this.name = name;
         this.store = store;
         this.tokens = new TokenIndex(store);
@@ -60,6 +64,7 @@ public final class ReplicaService implements PeerService {
         this.purgeCheck = purgeCheck;
         this.snapshots = snapshots;
         this.events = events;
+        this.acceptor = acceptor;
     }
 
     @Override
@@ -161,6 +166,13 @@ public final class ReplicaService implements PeerService {
     public RecordCursor openRange(byte[] start, byte[] end) {
         requireNotWithheld();
         return store.openRange(start, end);
+    }
+
+    /** Withheld like reads: a promise carries the key's record. */
+    @Override
+    public Acceptor acceptor() {
+        requireNotWithheld();
+        return acceptor;
     }
 
     @Override

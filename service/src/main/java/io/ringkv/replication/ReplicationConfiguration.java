@@ -9,8 +9,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.health.PeerMonitors;
 import io.ringkv.ledger.RepairLedger;
 import io.ringkv.overload.Throttle;
+import io.ringkv.paxos.Acceptor;
 import io.ringkv.peer.client.PeerConnector;
 import io.ringkv.record.HybridClock;
+import io.ringkv.record.RecordCodec;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.settings.RingkvProperties;
 import io.ringkv.storage.RocksStore;
@@ -49,9 +51,15 @@ public class ReplicationConfiguration {
     @Bean
     ReplicaService replicaService(ClusterMembership membership, RocksStore store, HybridClock hybridClock,
             RepairLedger repairLedger, Throttle transferThrottle, PurgeHorizonCheck purgeHorizonCheck,
-            ObjectProvider<Snapshots> snapshots, PeerEvents peerEvents) {
+            ObjectProvider<Snapshots> snapshots, PeerEvents peerEvents, Acceptor acceptor) {
         return new ReplicaService(membership.self(), store, hybridClock, membership, repairLedger, transferThrottle,
-                purgeHorizonCheck, snapshots.getIfAvailable(() -> Snapshots.NOT_CONFIGURED), peerEvents);
+                purgeHorizonCheck, snapshots.getIfAvailable(() -> Snapshots.NOT_CONFIGURED), peerEvents, acceptor);
+    }
+
+    /** This node's side of the conditional requests its peers coordinate, and of those it coordinates itself. */
+    @Bean
+    Acceptor acceptor(RocksStore store, RingkvProperties properties) {
+        return new Acceptor(store, RecordCodec.HEADER_SIZE + Math.toIntExact(properties.maxValueSize().toBytes()));
     }
 
     @Bean(destroyMethod = "close")

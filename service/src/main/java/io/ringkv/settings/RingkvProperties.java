@@ -348,10 +348,14 @@ public record RingkvProperties(
      *                       coordinators' clients instead of being sent more than it can take
      * @param windowBytes    bytes of values a node has in flight to one replica at most, likewise
      *                       (a single value larger than this still goes, alone)
+     * @param conditionalTimeout how long a request under consensus (a conditional write, a serial
+     *                       read) may take in all, its rounds retried after contention included,
+     *                       before it answers 504; each round's phases wait up to {@code timeout}
      */
     public record Replication(@DefaultValue("3") @Positive int factor, @DefaultValue("1s") @Positive Duration timeout,
             @DefaultValue("2") @Positive int maxConnections, @DefaultValue("20ms") @PositiveOrZero Duration readHedgeDelay,
-            @DefaultValue("128") @Positive int windowCalls, @DefaultValue("8MB") @Positive DataSize windowBytes) {
+            @DefaultValue("128") @Positive int windowCalls, @DefaultValue("8MB") @Positive DataSize windowBytes,
+            @DefaultValue("3s") @Positive Duration conditionalTimeout) {
 
         /** The longest a call to a replica takes: the timeout once it has a connection, which may take as long again. */
         public Duration callBound() {

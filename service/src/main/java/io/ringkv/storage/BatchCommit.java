@@ -47,6 +47,7 @@ final class BatchCommit {
         return store.guarded(() -> {
             boolean[] changed = new boolean[batch.size()];
             Map<ByteBuffer, Record> pending = new HashMap<>();
+            Map<ByteBuffer, byte[]> pendingStates = new HashMap<>();
             try (WriteBatch rocks = new WriteBatch()) {
                 for (int i = 0; i < batch.size(); i++) {
                     WriteQueue.Write write = batch.get(i);
@@ -55,6 +56,7 @@ final class BatchCommit {
                         case HINT_PUT -> put(rocks, store.families().hints(), write.key(), write.bytes());
                         case HINT_DELETE -> delete(rocks, store.families().hints(), write.key());
                         case META_PUT -> put(rocks, store.families().meta(), write.key(), write.bytes());
+                        case PAXOS_CHANGE -> changeState(write, pendingStates, rocks);
                     };
                 }
                 if (rocks.count() > 0) {
@@ -90,6 +92,19 @@ final class BatchCommit {
                 rocks.put(store.families().tombstonesByTime(), TombstoneIndex.indexKey(next.timestamp(), key), NOTHING);
             }
         }
+        return true;
+    }
+
+    /** A change of a key's consensus state, against the store and the batch so far. */
+    private boolean changeState(WriteQueue.Write write, Map<ByteBuffer, byte[]> pending, WriteBatch rocks) throws RocksDBException {
+        ByteBuffer id = ByteBuffer.wrap(write.key());
+        byte[] current = pending.containsKey(id) ? pending.get(id) : store.db().get(store.families().paxos(), write.key());
+        byte[] next = write.change().apply(current);
+        if (next == current || next == null) {
+            return false;
+        }
+        pending.put(id, next);
+        rocks.put(store.families().paxos(), write.key(), next);
         return true;
     }
 

@@ -44,7 +44,8 @@ import io.ringkv.record.RecordCodec;
  * <li>{@code by-token}: every key by its position on the hash ring, with its version
  * ({@link TokenIndex}): what repair and data movement read;
  * <li>{@code hints}: writes waiting for a replica that missed them ({@link HintStore});
- * <li>{@code meta}: the node's own small facts (its state, repair times), {@link MetaStore}.
+ * <li>{@code meta}: the node's own small facts (its state, repair times), {@link MetaStore};
+ * <li>{@code paxos}: the consensus state of each key a conditional request used ({@link ConsensusStates}).
  * </ul>
  * The indexes change in the same atomic batch as the record they index ({@link BatchCommit}).
  *
@@ -59,6 +60,7 @@ public final class RocksStore implements AutoCloseable {
     static final byte[] BY_TOKEN = "by-token".getBytes(StandardCharsets.UTF_8);
     private static final byte[] HINTS = "hints".getBytes(StandardCharsets.UTF_8);
     private static final byte[] META = "meta".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] PAXOS = "paxos".getBytes(StandardCharsets.UTF_8);
     private static final byte[] NOTHING = new byte[0];
 
     static {
@@ -104,6 +106,7 @@ public final class RocksStore implements AutoCloseable {
         descriptors.add(new ColumnFamilyDescriptor(BY_TOKEN, options.indexes()));
         descriptors.add(new ColumnFamilyDescriptor(HINTS, options.indexes()));
         descriptors.add(new ColumnFamilyDescriptor(META, options.indexes()));
+        descriptors.add(new ColumnFamilyDescriptor(PAXOS, options.indexes()));
         List<byte[]> previousLayout = PreviousLayout.columnFamilies(existing);
         previousLayout.forEach(name -> descriptors.add(new ColumnFamilyDescriptor(name, options.records())));
         boolean tokenIndexIsNew = !existing.isEmpty() && existing.stream().noneMatch(name -> Arrays.equals(name, BY_TOKEN));
@@ -111,10 +114,10 @@ public final class RocksStore implements AutoCloseable {
         db = RocksDB.open(options.database(), directory.toString(), descriptors, handles);
         // The default family exists because RocksDB requires it; nothing is stored there.
         handles.get(0).close();
-        families = new Families(handles.get(1), handles.get(2), handles.get(3), handles.get(4), handles.get(5));
+        families = new Families(handles.get(1), handles.get(2), handles.get(3), handles.get(4), handles.get(5), handles.get(6));
         records = families.records();
         if (!previousLayout.isEmpty()) {
-            PreviousLayout.migrate(this, settings.token(), handles.subList(6, handles.size()));
+            PreviousLayout.migrate(this, settings.token(), handles.subList(Families.COUNT + 1, handles.size()));
         } else if (tokenIndexIsNew) {
             // Records written by a version without the index: index them once.
             PreviousLayout.indexTokens(this, settings.token());
@@ -416,10 +419,12 @@ public final class RocksStore implements AutoCloseable {
 
     /** The column families a node keeps, by what each holds. */
     record Families(ColumnFamilyHandle records, ColumnFamilyHandle tombstonesByTime, ColumnFamilyHandle byToken,
-            ColumnFamilyHandle hints, ColumnFamilyHandle meta) {
+            ColumnFamilyHandle hints, ColumnFamilyHandle meta, ColumnFamilyHandle paxos) {
+
+        static final int COUNT = 6;
 
         List<ColumnFamilyHandle> all() {
-            return List.of(records, tombstonesByTime, byToken, hints, meta);
+            return List.of(records, tombstonesByTime, byToken, hints, meta, paxos);
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,13 +44,24 @@ final class WriteQueue implements AutoCloseable {
         /** Drop the key from the hints. */
         HINT_DELETE,
         /** Put the bytes under the key in the node's own metadata. */
-        META_PUT
+        META_PUT,
+        /** Change the key's consensus state by the write's function of it. */
+        PAXOS_CHANGE
     }
 
-    /** A change to commit, and the future that completes with whether it changed anything. */
-    record Write(Kind kind, byte[] key, Record record, byte[] bytes, CompletableFuture<Boolean> done) {
+    /**
+     * A change to commit, and the future that completes with whether it changed anything.
+     *
+     * @param change for {@link Kind#PAXOS_CHANGE}: the new bytes from the current ones (null for
+     *               none), or the same array for no change; run by the writer, so it must be quick
+     */
+    record Write(Kind kind, byte[] key, Record record, byte[] bytes, UnaryOperator<byte[]> change, CompletableFuture<Boolean> done) {
         Write(Kind kind, byte[] key, Record record, byte[] bytes) {
-            this(kind, key, record, bytes, new CompletableFuture<>());
+            this(kind, key, record, bytes, null, new CompletableFuture<>());
+        }
+
+        static Write change(byte[] key, UnaryOperator<byte[]> change) {
+            return new Write(Kind.PAXOS_CHANGE, key, null, null, change, new CompletableFuture<>());
         }
 
         /** The value bytes it keeps in memory: a record's value or a hint; keys and the small rest are bounded by count. */

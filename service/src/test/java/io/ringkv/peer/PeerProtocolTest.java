@@ -928,6 +928,12 @@ class PeerProtocolTest {
             return digests;
         }
 
+        /** Conditional requests are tested against real stores (io.ringkv.paxos, io.ringkv.conditional). */
+        @Override
+        public io.ringkv.paxos.Acceptor acceptor() {
+            throw new UnsupportedOperationException("no acceptor in the protocol's memory store");
+        }
+
         @Override
         public Duration paceTransfer(long bytes) {
             pacedBytes.addAndGet(bytes);

@@ -66,11 +66,7 @@ class CoordinatorReadTest {
 
     private Optional<byte[]> read(AdmissionControl.Held hold) {
         return coordinator.get(KEY, new ReplicationFactor(1, 2), placement, hold).block(Duration.ofSeconds(5))
-                .map(buffer -> {
-                    byte[] value = new byte[buffer.remaining()];
-                    buffer.get(value);
-                    return value;
-                });
+                .map(Record::value);
     }
 
     private static AdmissionControl.Held roomy() {

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.ringkv.ledger.RepairLedger;
 import io.ringkv.overload.Throttle;
 import io.ringkv.peer.wire.PeerStatus;
+import io.ringkv.paxos.Acceptor;
 import io.ringkv.record.HybridClock;
 import io.ringkv.record.Record;
 import io.ringkv.ring.ClusterMembership;
@@ -80,6 +81,6 @@ class ReplicaServiceTrustTest {
 
     private static ReplicaService service(RocksStore store, ClusterMembership membership, RepairLedger ledger, PurgeHorizonCheck check) {
         return new ReplicaService("http://a:1", store, new HybridClock(() -> NOW, 500), membership, ledger, Throttle.of(1024),
-                check, Snapshots.NOT_CONFIGURED, new PeerEvents());
+                check, Snapshots.NOT_CONFIGURED, new PeerEvents(), new Acceptor(store, 1 << 20));
     }
 }

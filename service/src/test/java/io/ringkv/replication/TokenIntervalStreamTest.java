@@ -13,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.ringkv.ledger.RepairLedger;
 import io.ringkv.overload.Throttle;
+import io.ringkv.paxos.Acceptor;
 import io.ringkv.record.HybridClock;
 import io.ringkv.record.KeyedRecord;
 import io.ringkv.record.Record;
@@ -45,7 +46,7 @@ class TokenIntervalStreamTest {
             var membership = ClusterMembership.fixed(Member.named("http://a:1"), Member.named(List.of("http://a:1", "http://b:1")), 8);
             var service = new ReplicaService("http://a:1", store, new HybridClock(() -> NOW, 500), membership,
                     new RepairLedger(store), Throttle.of(1024), new PurgeHorizonCheck(membership, null, false, () -> { }),
-                    Snapshots.NOT_CONFIGURED, new PeerEvents());
+                    Snapshots.NOT_CONFIGURED, new PeerEvents(), new Acceptor(store, 1 << 20));
             Map<String, Record> stored = new HashMap<>();
             for (int i = 0; i < KEYS; i++) {
                 Record record = i % 5 == 0 ? Record.tombstone(NOW + i) : Record.value(NOW + i, ("v" + i).getBytes(StandardCharsets.UTF_8));

@@ -323,7 +323,7 @@ class RocksStoreTest {
         try (Options options = new Options()) {
             assertThat(RocksDB.listColumnFamilies(options, dir.toString()))
                     .extracting(name -> new String(name, StandardCharsets.UTF_8))
-                    .containsExactlyInAnyOrder("default", "records", "tombstones-by-time", "by-token", "hints", "meta");
+                    .containsExactlyInAnyOrder("default", "records", "tombstones-by-time", "by-token", "hints", "meta", "paxos");
         }
         store = null;
     }

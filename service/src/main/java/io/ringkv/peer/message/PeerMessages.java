@@ -23,7 +23,10 @@ public final class PeerMessages {
             new WriteBatch(),
             new ReadBatch(),
             new RecordScan(),
-            new Snapshot());
+            new Snapshot(),
+            new PaxosPrepare(),
+            new PaxosAccept(),
+            new PaxosCommit());
 
     /** The units by type byte (unsigned). */
     private static final PeerMessage[] BY_TYPE = index(ALL);

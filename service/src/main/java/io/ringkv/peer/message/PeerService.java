@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
+import io.ringkv.paxos.Acceptor;
 import io.ringkv.peer.wire.PeerStatus;
 import io.ringkv.record.Record;
 import io.ringkv.ring.TokenIntervalSet;
@@ -79,6 +80,9 @@ public interface PeerService {
      * @return empty once it is taken, else why not (no backup store configured, one under way)
      */
     Optional<String> snapshot(String peer, String backup);
+
+    /** This node as the Paxos acceptor of its keys ({@link PaxosPrepare}, {@link PaxosAccept}, {@link PaxosCommit}). */
+    Acceptor acceptor();
 
     /**
      * How long to hold these bytes of records a peer's transfer (a repair, a join's pull) asked

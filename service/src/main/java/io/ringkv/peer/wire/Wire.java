@@ -51,12 +51,16 @@ public final class Wire {
     public static final int HEADER = 9;
     public static final int LENGTH_FIELD = 4;
 
+    /** Room in a frame for what a Paxos message carries besides its key and records: ballots, recent commits. */
+    public static final int PAXOS_OVERHEAD = 1024;
+
     /**
-     * The largest frame a peer may send, length field included: one record of the largest size in
-     * any message, or a full batch. Every frame type above fits.
+     * The largest frame a peer may send, length field included: a full batch, or the largest of a
+     * key's messages, a Paxos promise (the record held and a proposal's, each of the largest size).
+     * Every frame type above fits.
      */
     public static int maxFrame(int maxKeyLength, int maxRecordLength) {
-        return HEADER + 2 + Math.max(RecordBatch.MAX_BYTES, 2 + maxKeyLength + 4 + maxRecordLength);
+        return HEADER + 2 + Math.max(RecordBatch.MAX_BYTES, 2 + maxKeyLength + PAXOS_OVERHEAD + 2 * (4 + maxRecordLength));
     }
 
     // The handshake (id 0), see Handshake.
