@@ -51,6 +51,7 @@ public final class ConditionalCoordinator {
     private static final long MAX_PAUSE_MICROS = 20_000;
 
     private final PaxosReplicas replicas;
+    private final KeyTurns turns = new KeyTurns();
     private final HybridClock clock;
     /** The random part of this node's ballots, drawn once per run ({@link Ballot}). */
     private final long proposer = new SecureRandom().nextLong();
@@ -87,8 +88,12 @@ public final class ConditionalCoordinator {
      */
     public Mono<Outcome> write(byte[] key, Precondition precondition, LongFunction<Record> update, ReplicationFactor factor,
             Placement placement) {
-        return Mono.defer(() -> round(new Request(key, precondition, update, participants(key, factor, placement),
-                System.nanoTime() + deadline.toNanos())));
+        return Mono.defer(() -> {
+            // The deadline counts the wait for its turn: a queue on a hot key ends in 504, not in an endless wait.
+            Request request = new Request(key, precondition, update, participants(key, factor, placement),
+                    System.nanoTime() + deadline.toNanos());
+            return turns.inTurn(key, () -> round(request));
+        });
     }
 
     /** A linearizable read: it sees every conditional write answered before it started. */
@@ -137,6 +142,11 @@ public final class ConditionalCoordinator {
         Ballot firstProposed() {
             return proposed.keySet().iterator().next();
         }
+
+        /** The commits it asks the replicas for: those since its first proposal, which it looks for; none before. */
+        Ballot lookingSince() {
+            return proposed.isEmpty() ? null : firstProposed();
+        }
     }
 
     private Ballot newBallot() {
@@ -152,21 +162,30 @@ public final class ConditionalCoordinator {
             }
             return Mono.error(new NotEnoughReplicasException("no round of consensus completed within " + deadline));
         }
+        if (request.proposed.isEmpty()) {
+            // A condition this node's own copy proves false needs no round, and raises no
+            // promise that would preempt the round about to make it false (a hot key's losers).
+            Optional<Record> held = replicas.heldHereIfCached(request.participants.all(), request.key);
+            if (held.isPresent() && request.precondition.provedFalseBy(held.get())) {
+                return Mono.just(new Outcome.Refused(held));
+            }
+        }
         request.rounds++;
         Ballot ballot = newBallot();
         return prepare(request, ballot)
                 .flatMap(granted -> decide(request, ballot, granted))
-                .onErrorResume(error -> error instanceof Phase.Preempted || error instanceof NotEnoughReplicasException,
-                        error -> retry(request, error));
+                .onErrorResume(Phase.NotGranted.class, error -> retry(request, error));
     }
 
     /** After a random pause, another round, under a ballot above any that preempted this one. */
-    private Mono<Outcome> retry(Request request, Throwable error) {
+    private Mono<Outcome> retry(Request request, Phase.NotGranted error) {
         if (error instanceof Phase.Preempted preemption) {
             preempted.increment();
             clock.observe(preemption.promised().time());
         }
-        long pauseMicros = ThreadLocalRandom.current().nextLong(Math.min(MAX_PAUSE_MICROS, 500L << Math.min(request.rounds, 10)));
+        // Long enough, most often, for the round that preempted this one to accept and commit:
+        // back at once, it would preempt that round in turn (dueling proposers).
+        long pauseMicros = ThreadLocalRandom.current().nextLong(Math.min(MAX_PAUSE_MICROS, 2_000L << Math.min(request.rounds, 10)));
         return Deadlines.delay(Duration.ofNanos(pauseMicros * 1000)).then(Mono.defer(() -> round(request)));
     }
 
@@ -176,7 +195,7 @@ public final class ConditionalCoordinator {
 
     private Mono<Granted> prepare(Request request, Ballot ballot) {
         return Phase.run("prepare", request.participants.all(), request.participants.required(), phaseTimeout,
-                        replica -> replicas.prepare(replica, request.key, ballot),
+                        replica -> replicas.prepare(replica, request.key, ballot, request.lookingSince()),
                         promise -> promise.granted() ? Optional.empty() : Optional.of(promise.state().promised()))
                 .map(granted -> {
                     // Timestamps seen are observed, so the update's is later than the version it replaces.
@@ -261,6 +280,6 @@ public final class ConditionalCoordinator {
                         replica -> replicas.commit(replica, request.key, commit, proposal.update()),
                         done -> Optional.<Ballot>empty())
                 .then()
-                .onErrorResume(NotEnoughReplicasException.class, error -> Mono.empty());
+                .onErrorResume(Phase.NotGranted.class, error -> Mono.empty());
     }
 }

@@ -1,5 +1,6 @@
 package io.ringkv.conditional;
 
+import java.util.OptionalLong;
 import java.util.zip.CRC32C;
 
 import io.ringkv.record.Record;
@@ -20,5 +21,18 @@ public final class EntityTag {
         CRC32C checksum = new CRC32C();
         checksum.update(record.valueBuffer());
         return "\"" + Long.toHexString(record.timestamp()) + "-" + Long.toHexString(checksum.getValue()) + "\"";
+    }
+
+    /** The timestamp a strong tag of this form names; empty for any other tag. */
+    static OptionalLong timestamp(String tag) {
+        int dash = tag.indexOf('-');
+        if (!tag.startsWith("\"") || dash < 2 || dash - 1 > 16) {
+            return OptionalLong.empty();
+        }
+        try {
+            return OptionalLong.of(Long.parseUnsignedLong(tag.substring(1, dash), 16));
+        } catch (NumberFormatException e) {
+            return OptionalLong.empty();
+        }
     }
 }

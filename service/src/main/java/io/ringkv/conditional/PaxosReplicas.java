@@ -1,5 +1,7 @@
 package io.ringkv.conditional;
 
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import io.ringkv.paxos.Acceptor;
@@ -14,6 +16,7 @@ import io.ringkv.peer.message.PeerCall;
 import io.ringkv.record.Record;
 import io.ringkv.replication.RemoteReplica;
 import io.ringkv.replication.Replica;
+import io.ringkv.storage.RocksStore;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
@@ -31,8 +34,17 @@ final class PaxosReplicas {
         this.storageScheduler = storageScheduler;
     }
 
-    Mono<Promise> prepare(Replica replica, byte[] key, Ballot ballot) {
-        return call(replica, "prepare", () -> local.prepare(key, ballot), PaxosPrepare.request(key, ballot));
+    /** The key's record in this node's store, if this node is one of the replicas and the record is in memory. */
+    Optional<Record> heldHereIfCached(List<Replica> replicas, byte[] key) {
+        if (replicas.stream().allMatch(replica -> replica instanceof RemoteReplica)) {
+            return Optional.empty();
+        }
+        RocksStore.Lookup lookup = local.currentIfCached(key);
+        return lookup.known() ? lookup.found() : Optional.empty();
+    }
+
+    Mono<Promise> prepare(Replica replica, byte[] key, Ballot ballot, Ballot since) {
+        return call(replica, "prepare", () -> local.prepare(key, ballot, since), PaxosPrepare.request(key, ballot, since));
     }
 
     /** Emits the ballot the replica has promised after: the proposal's if it accepted it. */

@@ -8,7 +8,6 @@ import java.util.function.Function;
 
 import io.ringkv.paxos.Ballot;
 import io.ringkv.replication.Deadlines;
-import io.ringkv.replication.NotEnoughReplicasException;
 import io.ringkv.replication.Replica;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
@@ -18,9 +17,9 @@ import reactor.core.publisher.Mono;
  * key at once, decided as soon as {@code required} of them granted it. Calls still running then
  * are not cancelled: a slower replica still gets its accept or its commit.
  *
- * <p>Fails with {@link Preempted} when refusals leave too few replicas to grant it (another
- * coordinator's higher ballot: the round is retried under a higher one), and with
- * {@link NotEnoughReplicasException} when failures or the timeout do.
+ * <p>Fails with {@link NotGranted}: {@link Preempted} when refusals leave too few replicas to
+ * grant it (another coordinator's higher ballot: the round is retried under a higher one), else
+ * when failures or the timeout do. Either way the round is tried again, until its request's deadline.
  */
 final class Phase {
 
@@ -28,12 +27,19 @@ final class Phase {
     record Granted<T>(Replica replica, T answer) {
     }
 
+    /** Too few replicas granted the call: they failed, did not answer in time, or refused it. */
+    static class NotGranted extends RuntimeException {
+        NotGranted(String message) {
+            super(message, null, false, false);
+        }
+    }
+
     /** A higher ballot was promised by too many replicas for this round to go on. */
-    static final class Preempted extends RuntimeException {
+    static final class Preempted extends NotGranted {
         private final Ballot promised;
 
         Preempted(Ballot promised) {
-            super("preempted by ballot " + promised, null, false, false);
+            super("preempted by ballot " + promised);
             this.promised = promised;
         }
 
@@ -133,7 +139,7 @@ final class Phase {
             if (highestRefusal != null) {
                 return new Preempted(highestRefusal);
             }
-            return new NotEnoughReplicasException(name + ": fewer than " + required + " of " + replicas + " replicas " + how);
+            return new NotGranted(name + ": fewer than " + required + " of " + replicas + " replicas " + how);
         }
     }
 }

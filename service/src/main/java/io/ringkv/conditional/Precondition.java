@@ -53,6 +53,21 @@ public record Precondition(List<String> ifMatch, List<String> ifNoneMatch) {
         return true;
     }
 
+    /**
+     * Whether a version some replica holds proves the condition false without a round of
+     * consensus: every tag of an If-Match is older than it. A held version was chosen, and later
+     * ones have later timestamps, so from the moment it was read the key's version is none of
+     * those tags, and the failure is linearizable at that moment (docs/design.md). Only for
+     * If-Match with tags: a value held says nothing sure about the key being present now (a
+     * delete may have been chosen since), nor an old tag about a newer version.
+     */
+    public boolean provedFalseBy(Record held) {
+        if (ifMatch == null || ifMatch.contains(ANY)) {
+            return false;
+        }
+        return ifMatch.stream().allMatch(tag -> EntityTag.timestamp(tag).stream().anyMatch(time -> time < held.timestamp()));
+    }
+
     /** A tag without its weakness prefix: If-None-Match compares weakly. */
     private static String opaque(String tag) {
         return tag.startsWith("W/") ? tag.substring(2) : tag;

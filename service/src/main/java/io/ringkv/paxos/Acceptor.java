@@ -27,15 +27,29 @@ public final class Acceptor {
         this.maxRecordLength = maxRecordLength;
     }
 
-    /** Promises the ballot unless a higher one was; answers with the state and the key's record. */
-    public Promise prepare(byte[] key, Ballot ballot) {
+    /**
+     * Promises the ballot unless a higher one was; answers with the state and the key's record.
+     *
+     * @param since the commits the coordinator wants told ({@link PaxosState#toldSince}): those at
+     *              or after its first proposal, when it looks for it; null for the last only
+     */
+    public Promise prepare(byte[] key, Ballot ballot, Ballot since) {
         PaxosState.Prepared prepared = change(key, state -> {
             PaxosState.Prepared outcome = state.prepare(ballot);
             return new Change<>(outcome.state(), outcome);
         });
         // Read after the promise is stored: a commit stored before it wrote its record before it.
         Record current = store.get(key).orElse(null);
-        return new Promise(prepared.promised(), prepared.state(), current);
+        return new Promise(prepared.promised(), prepared.state().toldSince(since), current);
+    }
+
+    /**
+     * The key's record in this node's store if that needs no disk read (else not
+     * {@link RocksStore.Lookup#known()}): never blocks. What a coordinator checks a stale
+     * condition against before it starts a round ({@code Precondition#provedFalseBy}).
+     */
+    public RocksStore.Lookup currentIfCached(byte[] key) {
+        return store.getIfCached(key);
     }
 
     /** Accepts the proposal unless a higher ballot was promised; answers with the ballot promised now. */

@@ -20,8 +20,11 @@ import java.util.List;
  */
 public record PaxosState(Ballot promised, Proposal accepted, List<Commit> recent, Ballot floor) {
 
-    /** Enough for a coordinator to find its commit behind those of every other client retrying. */
-    static final int RECENT_COMMITS = 16;
+    /**
+     * Enough for a coordinator to find its commit behind those of every other client retrying on
+     * a key as hot as a shared counter; 2 KiB of state at most.
+     */
+    static final int RECENT_COMMITS = 64;
 
     public static final PaxosState EMPTY = new PaxosState(Ballot.NONE, null, List.of(), Ballot.NONE);
 
@@ -31,6 +34,18 @@ public record PaxosState(Ballot promised, Proposal accepted, List<Commit> recent
 
     public Commit lastCommit() {
         return recent.isEmpty() ? Commit.NONE : recent.get(recent.size() - 1);
+    }
+
+    /**
+     * The state as a promise tells it: the recent commits at or after {@code since} and the last
+     * one (all a coordinator looking for its own needs), or only the last for {@code since} null.
+     */
+    public PaxosState toldSince(Ballot since) {
+        Commit last = lastCommit();
+        List<Commit> told = recent.stream()
+                .filter(commit -> commit == last || (since != null && !since.isAfter(commit.ballot())))
+                .toList();
+        return told.size() == recent.size() ? this : new PaxosState(promised, accepted, told, floor);
     }
 
     /** The answer to a prepare under {@code ballot}, and the state after it. */

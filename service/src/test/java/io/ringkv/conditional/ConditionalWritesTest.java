@@ -167,7 +167,7 @@ class ConditionalWritesTest {
         Proposal orphan = Proposal.of(ballot, Record.value(before.timestamp() + 1, "orphaned".getBytes(StandardCharsets.UTF_8)));
         for (int node = 0; node < 2; node++) {
             Acceptor acceptor = cluster.node(node).bean(Acceptor.class);
-            assertThat(acceptor.prepare("orphan".getBytes(StandardCharsets.UTF_8), ballot).granted()).isTrue();
+            assertThat(acceptor.prepare("orphan".getBytes(StandardCharsets.UTF_8), ballot, null).granted()).isTrue();
             assertThat(acceptor.accept("orphan".getBytes(StandardCharsets.UTF_8), orphan)).isEqualTo(ballot);
         }
         assertThat(body(get(2, "orphan"))).as("a plain read does not see what was never committed").isEqualTo("before");

@@ -1,0 +1,170 @@
+package io.ringkv.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.ringkv.support.ConditionalClient;
+import io.ringkv.support.ConditionalClient.Answer;
+import io.ringkv.support.NodeProcess;
+
+/**
+ * The patterns conditional writes are for, on three node processes: a counter that eight clients
+ * increment by read and {@code If-Match}, one node restarted in the middle, loses nothing (and the
+ * same loop with plain PUTs does); and create-if-absent has exactly one winner per key.
+ */
+class ConditionalWritesIT {
+
+    private static final int CLIENTS = 8;
+    private static final int INCREMENTS = 1_000;
+
+    @TempDir
+    static Path dir;
+
+    private static final List<NodeProcess> nodes = new ArrayList<>();
+    private static List<URI> urls;
+    private static final ConditionalClient http = new ConditionalClient(Duration.ofSeconds(5));
+
+    @BeforeAll
+    static void startCluster() {
+        nodes.addAll(NodeProcess.cluster(3, "256m", dir, "--ringkv.startup.warm-up-requests=50"));
+        urls = nodes.stream().map(node -> URI.create(node.url())).toList();
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        nodes.forEach(NodeProcess::close);
+    }
+
+    private static URI anyNode() {
+        return urls.get(ThreadLocalRandom.current().nextInt(urls.size()));
+    }
+
+    /** The result of a counter run: its final value, and requests that ended without knowing. */
+    private record Count(long finalValue, int conflicts, int unknown) {
+    }
+
+    @Test
+    void aCounterIncrementedWithIfMatchThroughARestartLosesNoIncrement() throws Exception {
+        Count count = count("counter-cas", true, INCREMENTS, () -> {
+            NodeProcess restarted = nodes.get(1);
+            restarted.terminate(Duration.ofSeconds(60));
+            restarted.startAndAwait(Duration.ofSeconds(120));
+        });
+        System.out.printf("counter by If-Match: %d increments of %d clients made %d (%d conflicts retried)%n",
+                CLIENTS * INCREMENTS, CLIENTS, count.finalValue(), count.conflicts());
+        assertThat(count.unknown()).as("increments whose outcome was unknown").isZero();
+        assertThat(count.finalValue()).isEqualTo(CLIENTS * INCREMENTS);
+    }
+
+    @Test
+    void theSameCounterWithPlainPutsLosesIncrements() throws Exception {
+        int increments = 100;
+        Count count = count("counter-plain", false, increments, () -> { });
+        System.out.printf("counter by plain PUT: %d increments of %d clients made %d%n", CLIENTS * increments, CLIENTS, count.finalValue());
+        assertThat(count.finalValue()).as("last write wins drops concurrent read-modify-writes").isLessThan(CLIENTS * increments);
+    }
+
+    /**
+     * Eight clients add 1 to the key {@code increments} times each, by a plain read and then a
+     * write, conditional or not; {@code midway} runs once half of the increments are made.
+     */
+    private static Count count(String key, boolean conditional, int increments, Runnable midway) throws Exception {
+        assertThat(http.put(anyNode(), key, "0", false, null, null).status()).isEqualTo(201);
+        AtomicInteger made = new AtomicInteger();
+        AtomicInteger conflicts = new AtomicInteger();
+        AtomicInteger unknown = new AtomicInteger();
+        CountDownLatch half = new CountDownLatch(CLIENTS * increments / 2);
+        List<Thread> clients = new ArrayList<>();
+        for (int c = 0; c < CLIENTS; c++) {
+            clients.add(Thread.ofPlatform().start(() -> {
+                for (int i = 0; i < increments; i++) {
+                    while (true) {
+                        Answer read = http.get(anyNode(), key, false);
+                        if (read.status() != 200) {
+                            continue; // not sent, or the node stopping: read again elsewhere
+                        }
+                        String next = String.valueOf(Long.parseLong(read.body()) + 1);
+                        Answer written = conditional
+                                ? http.put(anyNode(), key, next, false, "If-Match", read.etag().orElseThrow())
+                                : http.put(anyNode(), key, next, false, null, null);
+                        if (written.status() == 201) {
+                            break;
+                        }
+                        if (written.status() == 412) {
+                            conflicts.incrementAndGet();
+                        } else if (written.sent()) {
+                            unknown.incrementAndGet();
+                        }
+                    }
+                    made.incrementAndGet();
+                    half.countDown();
+                }
+            }));
+        }
+        half.await();
+        midway.run();
+        for (Thread client : clients) {
+            client.join();
+        }
+        Answer last = http.get(urls.get(0), key, true);
+        assertThat(last.status()).isEqualTo(200);
+        return new Count(Long.parseLong(last.body()), conflicts.get(), unknown.get());
+    }
+
+    @Test
+    void createIfAbsentHasExactlyOneWinnerPerKey() throws Exception {
+        int racers = 16;
+        int keys = 100;
+        ConcurrentHashMap<String, List<String>> winners = new ConcurrentHashMap<>();
+        AtomicInteger refused = new AtomicInteger();
+        AtomicInteger other = new AtomicInteger();
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int r = 0; r < racers; r++) {
+            String racer = "racer-" + r;
+            threads.add(Thread.ofPlatform().start(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int k = 0; k < keys; k++) {
+                    String key = "lock-" + k;
+                    Answer answer = http.put(anyNode(), key, racer, false, "If-None-Match", "*");
+                    switch (answer.status()) {
+                        case 201 -> winners.computeIfAbsent(key, ignored -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(racer);
+                        case 412 -> refused.incrementAndGet();
+                        default -> other.incrementAndGet();
+                    }
+                }
+            }));
+        }
+        go.countDown();
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        System.out.printf("create-if-absent: %d racers on %d keys: %d won, %d refused, %d other%n",
+                racers, keys, winners.values().stream().mapToInt(List::size).sum(), refused.get(), other.get());
+        assertThat(other.get()).as("answers neither 201 nor 412").isZero();
+        assertThat(winners).hasSize(keys);
+        winners.forEach((key, won) -> {
+            assertThat(won).as("winners of %s", key).hasSize(1);
+            assertThat(http.get(urls.get(2), key, true).body()).as("the value of %s", key).isEqualTo(won.get(0));
+        });
+        assertThat(refused.get()).isEqualTo((racers - 1) * keys);
+    }
+}
