@@ -63,4 +63,16 @@ class PreconditionTest {
         }
         assertThat(Precondition.parse(List.of("\"a\"", "\"b\""), null).ifMatch()).as("a header on two lines").containsExactly("\"a\"", "\"b\"");
     }
+
+    @Test
+    void aHeldVersionLaterThanEveryTagProvesAnIfMatchFalse() {
+        Record later = Record.value(0x1235, "w".getBytes(StandardCharsets.UTF_8));
+        assertThat(ifMatch(TAG).provedFalseBy(later)).isTrue();
+        assertThat(ifMatch(TAG).provedFalseBy(Record.tombstone(0x1235))).as("a later delete").isTrue();
+        assertThat(ifMatch(TAG).provedFalseBy(CURRENT)).as("the version itself").isFalse();
+        assertThat(ifMatch(TAG + ", \"ffff-1\"").provedFalseBy(later)).as("one tag newer than the copy").isFalse();
+        assertThat(ifMatch("\"not-a-version\"").provedFalseBy(later)).as("a tag of another form decides nothing").isFalse();
+        assertThat(ifMatch("*").provedFalseBy(later)).isFalse();
+        assertThat(ifNoneMatch("*").provedFalseBy(later)).as("a copy says nothing sure of presence now").isFalse();
+    }
 }
