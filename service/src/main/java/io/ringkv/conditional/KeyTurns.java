@@ -19,7 +19,7 @@ final class KeyTurns {
 
     private final ConcurrentHashMap<ByteBuffer, CompletableFuture<Void>> last = new ConcurrentHashMap<>();
 
-    /** Runs {@code work} once every request queued before it on the key has ended (or been cancelled). */
+    /** Runs {@code work} once every request queued before it on the key has ended or been cancelled. */
     <T> Mono<T> inTurn(byte[] key, Supplier<Mono<T>> work) {
         return Mono.defer(() -> {
             ByteBuffer id = ByteBuffer.wrap(key);
@@ -27,7 +27,13 @@ final class KeyTurns {
             CompletableFuture<Void> before = last.put(id, mine);
             Mono<Void> waited = before == null ? Mono.empty() : Mono.fromFuture(before, true);
             return waited.then(Mono.defer(work)).doFinally(signal -> {
-                mine.complete(null);
+                // A request cancelled while it waited ends its turn only once the one before has:
+                // the one after it must not run beside that one.
+                if (before == null) {
+                    mine.complete(null);
+                } else {
+                    before.whenComplete((done, error) -> mine.complete(null));
+                }
                 last.remove(id, mine);
             });
         });

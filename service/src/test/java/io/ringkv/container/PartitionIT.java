@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -20,14 +21,19 @@ import org.junit.jupiter.api.extension.TestWatcher;
 
 import io.ringkv.container.RingkvCluster.Node;
 import io.ringkv.record.Record;
+import io.ringkv.support.ConditionalWorkload;
 import io.ringkv.support.PeerTestClient;
 import io.ringkv.support.WriteHistory;
+import io.ringkv.testing.linearizability.LinearizabilityChecker;
+import io.ringkv.testing.linearizability.Result;
+import io.ringkv.testing.linearizability.Verdict;
 
 /**
  * A network partition, the Jepsen way ({@link WriteHistory}): three nodes in containers with DNS
  * discovery, writers at the default quorum through random nodes, and one node cut off the Docker
  * network for 30 s under that load, long enough for the others to drop it from their ring (five
- * one-second rounds). Once it is back: nothing acknowledged lost, and every replica holds the
+ * one-second rounds), while clients of conditional requests beside them record a history that must
+ * be linearizable ({@link ConditionalWorkload}). Once it is back: nothing acknowledged lost, and every replica holds the
  * newest version of every key within 60 s.
  */
 @ExtendWith(DockerEngineCondition.class)
@@ -65,6 +71,9 @@ class PartitionIT {
         // two while node3 is off the others' ring.
         WriteHistory history = new WriteHistory(null);
         history.start(() -> nodes.stream().map(Node::api).toList(), 4, 60);
+        // Beside them, conditional requests on keys of their own, checked for linearizability.
+        ConditionalWorkload conditional = new ConditionalWorkload(() -> nodes.stream().map(Node::api).toList(),
+                IntStream.range(0, 4).mapToObj(i -> "lin-" + i).toList(), Duration.ofSeconds(5)).start(4, 45);
         Thread.sleep(5_000);
         cluster.disconnect("node3");
         Thread.sleep(CUT_OFF.toMillis());
@@ -72,6 +81,14 @@ class PartitionIT {
         long reconnected = System.nanoTime();
         Thread.sleep(3_000);
         history.stop();
+        conditional.close();
+
+        Verdict verdict = LinearizabilityChecker.check(conditional.history());
+        System.out.printf("[container tests] conditional requests through the partition: %s; answers by status %s%n",
+                verdict.totals(), conditional.statuses());
+        assertThat(conditional.unexpected()).as("answers no fault explains").isEmpty();
+        assertThat(verdict.ok()).as(verdict.toString()).isTrue();
+        assertThat(verdict.totals().count(Result.OK)).as("conditional requests that took effect").isGreaterThan(100);
 
         assertThat(history.lost(node1.api())).as("acknowledged writes lost after a 30 s partition").isEmpty();
         try (PeerTestClient peers = new PeerTestClient(SECRET)) {
