@@ -15,7 +15,7 @@ check_hook_script() {
     return
   fi
   contract hook-script "$WORK/default.yaml" >"$WORK/helm-test.js"
-  name="test script: PUT 201, GET same value, DELETE 202 against a correct server, with the token"
+  name="test script: PUT 201, GET same value, conditional PUTs 201/412, DELETE 202 against a correct server, with the token"
   if run_hook ok mock-token && grep -q 'PASS' "$WORK/hook-ok.out"; then pass "$name"; else fail "$name" "$WORK/hook-ok.out"; fi
   name="test script fails when GET returns a different value"
   if run_hook corrupt mock-token; then
@@ -24,6 +24,14 @@ check_hook_script() {
     pass "$name"
   else
     fail "$name (wrong reason)" "$WORK/hook-corrupt.out"
+  fi
+  name="test script fails when the server ignores If-None-Match and If-Match"
+  if run_hook unconditional mock-token; then
+    fail "$name" "$WORK/hook-unconditional.out"
+  elif grep -q 'If-None-Match: \* again -> 201' "$WORK/hook-unconditional.out"; then
+    pass "$name"
+  else
+    fail "$name (wrong reason)" "$WORK/hook-unconditional.out"
   fi
   name="test script fails without the token (401)"
   if run_hook ok ""; then
@@ -67,7 +75,7 @@ run_wait() {
   return "$rc"
 }
 
-# run_hook MODE TOKEN: runs the hook script against a mock in MODE ("ok" or "corrupt") that wants the token
+# run_hook MODE TOKEN: runs the hook script against a mock in MODE ("ok", "corrupt", "unconditional") that wants the token
 # mock-token; returns k6's exit code.
 run_hook() {
   local mode=$1 token=$2 rc=0

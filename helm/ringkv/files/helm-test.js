@@ -1,6 +1,7 @@
 // `helm test <release>` (templates/tests/): through the client Service, write a key (PUT, expects
-// 201), read it back (GET, expects the same value) and delete it (DELETE, expects 202), with the
-// release's token when security is on; k6 trusts the nodes' CA through SSL_CERT_FILE.
+// 201), read it back (GET, expects the same value), then the conditional requests (create if
+// absent: 201 once, then 412; compare-and-set with the tag read: 201, with a stale tag: 412) and a
+// conditional delete (202), with the release's token when security is on; k6 trusts the nodes' CA through SSL_CERT_FILE.
 // BASE_URL: the client Service; RINGKV_TOKEN: a write token, or empty.
 import http from 'k6/http';
 import { sleep } from 'k6';
@@ -41,6 +42,16 @@ export default function () {
     sleep(1);
   }
   console.log(`ok: GET /v0/entity?id=${key} -> 200, value matches`);
-  expect(`DELETE /v0/entity?id=${key}`, http.del(`${base}/v0/entity?id=${key}`, null, params), 202);
+  const read = res.headers['Etag'];
+  if (!read) fail(`GET /v0/entity?id=${key} answered no ETag`);
+  const entity = `${base}/v0/entity?id=${key}`;
+  const when = (header, tag) => ({ ...params, headers: { ...params.headers, [header]: tag } });
+  expect(`PUT ${key}-lock If-None-Match: *`, http.put(`${entity}-lock`, 'me', when('If-None-Match', '*')), 201);
+  expect(`PUT ${key}-lock If-None-Match: * again`, http.put(`${entity}-lock`, 'you', when('If-None-Match', '*')), 412);
+  const swapped = http.put(entity, `${value}-2`, when('If-Match', read));
+  expect(`PUT ${key} If-Match the tag read`, swapped, 201);
+  expect(`PUT ${key} If-Match the same tag again`, http.put(entity, `${value}-3`, when('If-Match', read)), 412);
+  expect(`DELETE ${key} If-Match the new tag`, http.del(entity, null, when('If-Match', swapped.headers['Etag'])), 202);
+  expect(`DELETE ${key}-lock`, http.del(`${entity}-lock`, null, params), 202);
   console.log('PASS');
 }
