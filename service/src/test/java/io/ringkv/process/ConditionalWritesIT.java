@@ -11,22 +11,38 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.ringkv.support.ConditionalClient;
 import io.ringkv.support.ConditionalClient.Answer;
+import io.ringkv.support.ConditionalWorkload;
 import io.ringkv.support.NodeProcess;
+import io.ringkv.testing.linearizability.LinearizabilityChecker;
+import io.ringkv.testing.linearizability.Result;
+import io.ringkv.testing.linearizability.Verdict;
 
 /**
- * The patterns conditional writes are for, on three node processes: a counter that eight clients
- * increment by read and {@code If-Match}, one node restarted in the middle, loses nothing (and the
- * same loop with plain PUTs does); and create-if-absent has exactly one winner per key.
+ * Conditional requests on three node processes, in order on one cluster. The patterns they are
+ * for: create-if-absent has exactly one winner per key; a counter that eight clients increment by
+ * read and {@code If-Match}, one node restarted in the middle, loses nothing (and the same loop
+ * with plain PUTs does). Then linearizability, checked the way Jepsen checks it: eight clients
+ * contend on six keys through every node with serial reads, compare-and-set, create-if-absent,
+ * conditional deletes and serial writes ({@link ConditionalWorkload}) while nodes are SIGKILLed
+ * and restarted and SIGSTOPped; the whole history, unknown outcomes included, must be
+ * linearizable ({@link LinearizabilityChecker}). A partition: {@code container.PartitionIT}.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConditionalWritesIT {
+
+    private static final Duration BETWEEN_FAULTS = Duration.ofSeconds(4);
 
     private static final int CLIENTS = 8;
     private static final int INCREMENTS = 1_000;
@@ -58,6 +74,7 @@ class ConditionalWritesIT {
     }
 
     @Test
+    @Order(3)
     void aCounterIncrementedWithIfMatchThroughARestartLosesNoIncrement() throws Exception {
         Count count = count("counter-cas", true, INCREMENTS, () -> {
             NodeProcess restarted = nodes.get(1);
@@ -71,6 +88,7 @@ class ConditionalWritesIT {
     }
 
     @Test
+    @Order(2)
     void theSameCounterWithPlainPutsLosesIncrements() throws Exception {
         int increments = 100;
         Count count = count("counter-plain", false, increments, () -> { });
@@ -126,6 +144,7 @@ class ConditionalWritesIT {
     }
 
     @Test
+    @Order(1)
     void createIfAbsentHasExactlyOneWinnerPerKey() throws Exception {
         int racers = 16;
         int keys = 100;
@@ -166,5 +185,41 @@ class ConditionalWritesIT {
             assertThat(http.get(urls.get(2), key, true).body()).as("the value of %s", key).isEqualTo(won.get(0));
         });
         assertThat(refused.get()).isEqualTo((racers - 1) * keys);
+    }
+
+    /** Last: it leaves a node killed. */
+    @Test
+    @Order(4)
+    void historiesUnderKillPauseAndRestartAreLinearizable() throws Exception {
+        List<String> keys = IntStream.range(0, 6).mapToObj(i -> "lin-" + i).toList();
+        ConditionalWorkload workload = new ConditionalWorkload(() -> urls, keys, Duration.ofSeconds(5)).start(8, 44);
+        try {
+            pause(BETWEEN_FAULTS);
+            nodes.get(1).kill();
+            pause(BETWEEN_FAULTS);
+            nodes.get(1).startAndAwait(Duration.ofSeconds(120));
+            pause(BETWEEN_FAULTS);
+            nodes.get(2).pause();
+            pause(BETWEEN_FAULTS);
+            nodes.get(2).resume();
+            pause(BETWEEN_FAULTS);
+            // Coordinators killed between their phases leave proposals half-done for the others.
+            nodes.get(0).kill();
+            pause(BETWEEN_FAULTS);
+        } finally {
+            workload.close();
+        }
+
+        Verdict verdict = LinearizabilityChecker.check(workload.history());
+        System.out.printf("linearizability under kill, pause and restart: %s; answers by status %s%n", verdict.totals(), workload.statuses());
+        assertThat(workload.unexpected()).as("answers no fault explains").isEmpty();
+        assertThat(verdict.ok()).as(verdict.toString()).isTrue();
+        assertThat(verdict.totals().operations()).as("operations checked").isGreaterThan(1_000);
+        assertThat(verdict.totals().count(Result.OK)).as("operations that took effect").isGreaterThan(300);
+        assertThat(verdict.totals().count(Result.FAILED)).as("conditions that did not hold").isGreaterThan(50);
+    }
+
+    private static void pause(Duration duration) throws InterruptedException {
+        Thread.sleep(duration.toMillis());
     }
 }
