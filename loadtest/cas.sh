@@ -27,7 +27,8 @@
 # Settings (environment): TARGETS ("before cluster etcd"), LOOPS ("plain cas": which loops cluster
 # runs), VUS_LIST ("16 32"), DURATION (60s), WARMUP (30s), KEYSPACE (10000), VALUE_SIZE (100),
 # ROUNDS (1), BEFORE (2060d02), NODE_HEAP (256m), PORT_BASE (19480: +0..+2 ringkv, +20..+22 and
-# +30..+32 etcd), JAR, KEEP_DATA=1 (keep the stores).
+# +30..+32 etcd), READY_TIMEOUT (300: seconds for three nodes to be ready), QUIET_WAIT (60: seconds
+# to wait before each measured run for other processes to leave the cores), JAR, KEEP_DATA=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -43,8 +44,8 @@ fi
 
 TARGETS=${TARGETS:-"before cluster etcd"} LOOPS=${LOOPS:-"plain cas"} VUS_LIST=${VUS_LIST:-"16 32"}
 DURATION=${DURATION:-60s} WARMUP=${WARMUP:-30s} KEYSPACE=${KEYSPACE:-10000} VALUE_SIZE=${VALUE_SIZE:-100}
-ROUNDS=${ROUNDS:-1} BEFORE=${BEFORE:-2060d02} NODE_HEAP=${NODE_HEAP:-256m} PORT_BASE=${PORT_BASE:-19480} JAR=${JAR:-}
-for v in KEYSPACE VALUE_SIZE ROUNDS PORT_BASE; do
+ROUNDS=${ROUNDS:-1} READY_TIMEOUT=${READY_TIMEOUT:-300} QUIET_WAIT=${QUIET_WAIT:-60} BEFORE=${BEFORE:-2060d02} NODE_HEAP=${NODE_HEAP:-256m} PORT_BASE=${PORT_BASE:-19480} JAR=${JAR:-}
+for v in KEYSPACE VALUE_SIZE ROUNDS PORT_BASE READY_TIMEOUT QUIET_WAIT; do
   [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a whole number, not \"${!v}\""
 done
 for v in $VUS_LIST; do [[ $v =~ ^[1-9][0-9]*$ ]] || die "VUS_LIST: \"$v\" is no number of VUs"; done
@@ -141,10 +142,19 @@ start_cluster() { # label jar: three ringkv nodes, ready (readiness and /v0/stat
       --server.port="$port" --ringkv.data-dir="$data_dir/$label/node-$port" --ringkv.cluster.self="${urls[$i]}" \
       --ringkv.cluster.peers="$nodes" --ringkv.cluster.secret="$secret"
   done
+  local deadline=$((SECONDS + READY_TIMEOUT)) logf path
   for i in 0 1 2; do
-    await_node "${urls[$i]}" "${pids[$i]}" "$run_dir/logs/$label-$((PORT_BASE + i)).log" /actuator/health/readiness
-    await_node "${urls[$i]}" "${pids[$i]}" "$run_dir/logs/$label-$((PORT_BASE + i)).log" /v0/status
+    logf=$run_dir/logs/$label-$((PORT_BASE + i)).log
+    for path in /actuator/health/readiness /v0/status; do
+      until curl -fs -o /dev/null --max-time 2 "${urls[$i]}$path"; do
+        kill -0 "${pids[$i]}" 2>/dev/null || { tail -n 20 "$logf" >&2; die "the node at ${urls[$i]} exited (its log: $logf)"; }
+        [ "$SECONDS" -lt "$deadline" ] ||
+          { tail -n 5 "$logf" >&2; die "${urls[$i]} did not answer $path within READY_TIMEOUT=${READY_TIMEOUT}s (its log: $logf)"; }
+        sleep 0.5
+      done
+    done
   done
+  log "$label: ready after $((SECONDS + READY_TIMEOUT - deadline)) s"
 }
 
 server_ticks() { # CPU clock ticks (user + system) of every server started, so far
@@ -160,6 +170,27 @@ machine_ticks() { # busy CPU clock ticks of the whole machine (every core), sinc
   local _ user nice sys idle iowait irq softirq steal
   read -r _ user nice sys idle iowait irq softirq steal _ </proc/stat
   echo $((user + nice + sys + irq + softirq + steal))
+}
+
+# Another job on the same cores skews every figure: before each measured run, wait up to
+# QUIET_WAIT seconds for what is not ours (the machine's busy time less our servers') to fall
+# under a quarter of a core over 3 s; past that, measure anyway and say so (the report's "others").
+await_quiet() {
+  local waited=0 m0 m1 t0 t1 others hz
+  hz=$(getconf CLK_TCK)
+  while :; do
+    m0=$(machine_ticks) t0=$(server_ticks)
+    sleep 3
+    m1=$(machine_ticks) t1=$(server_ticks)
+    others=$(((m1 - m0) - (t1 - t0)))
+    [ $((others * 4)) -ge $((3 * hz)) ] || return 0
+    waited=$((waited + 3))
+    if [ "$waited" -ge "$QUIET_WAIT" ]; then
+      log "WARNING: other processes still use $(awk -v o="$others" -v hz="$hz" 'BEGIN { printf "%.2f", o / hz / 3 }') cores after ${QUIET_WAIT}s of waiting: measuring anyway"
+      return 0
+    fi
+    [ $((waited % 30)) -ne 3 ] || log "waiting for the machine to be quiet (others: $(awk -v o="$others" -v hz="$hz" 'BEGIN { printf "%.2f", o / hz / 3 }') cores)"
+  done
 }
 
 scrape() { # label store: every ringkv node's Prometheus text, kept
@@ -192,6 +223,7 @@ measure() { # round label store loop vus
   local round=$1 label=$2 store=$3 loop=$4 vus=$5 rc=0 t0 t1 m0 m1 start end name hz
   hz=$(getconf CLK_TCK)
   name=r${round}_${label}_${loop}_${vus}vus
+  await_quiet
   step "$label: $loop loop, $vus VUs for $DURATION"
   t0=$(server_ticks) m0=$(machine_ticks) start=$(date +%s)
   /usr/bin/time -f '%U %S' -o "$run_dir/k6/$name.time" "$k6" run -e STORE="$store" -e NODES="$nodes" -e LOOP="$loop" \
