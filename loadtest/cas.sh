@@ -105,14 +105,15 @@ before=""
 ! contains "$TARGETS" before || before_jar
 contains "$TARGETS" cluster || JAR=${JAR:-$before} # find_jar needs one; nothing of it runs
 find_jar "$data_dir"                               # sets node_jar: this build's copy
-after_commit=$(git rev-parse --short=7 HEAD)
+# The build as a reader knows it: the last commit that changed what goes into the jar.
+after_commit=$(git log -1 --format=%h --abbrev=7 -- service pom.xml)
 [ -z "$before" ] || cp "$before" "$data_dir/before.jar"
 
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
   echo "command: $(printf '%q ' env TARGETS="$TARGETS" LOOPS="$LOOPS" VUS_LIST="$VUS_LIST" DURATION="$DURATION" \
     WARMUP="$WARMUP" KEYSPACE="$KEYSPACE" VALUE_SIZE="$VALUE_SIZE" ROUNDS="$ROUNDS" ${JAR:+JAR="${JAR##*/}"} loadtest/cas.sh)"
-  echo "commit: $after_commit$(git diff --quiet HEAD -- service 2>/dev/null || echo ' (service/ has uncommitted changes)')"
+  echo "commit: $(git rev-parse --short=7 HEAD) (the jar's sources: $after_commit)$(git diff --quiet HEAD -- service 2>/dev/null || echo ' (service/ has uncommitted changes)')"
   echo "jar (cluster): ${jar##*/}, sha256 $(sha256sum "$node_jar" | cut -c1-16)…"
   [ -z "$before" ] || echo "jar (before): $(basename "$before"), sha256 $(sha256sum "$before" | cut -c1-16)…"
   echo "machine: $(uname -srm), $(nproc) cores, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
