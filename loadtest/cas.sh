@@ -20,7 +20,7 @@
 # Writes loadtest/results/<stamp>-cas/: report.md (also printed), results.tsv, k6/ (each run's
 # summary and log), metrics/ (every node's Prometheus after each run), logs/.
 #
-#   loadtest/cas.sh                                      the whole comparison (~12 min)
+#   loadtest/cas.sh                                      the whole comparison (~13 min on a quiet machine)
 #   ROUNDS=2 TARGETS="before cluster" LOOPS=plain loadtest/cas.sh   plain before/after only, twice
 #   VUS_LIST=16 DURATION=20s WARMUP=10s loadtest/cas.sh  a quick look
 #
