@@ -16,7 +16,7 @@ ZONE_RESTART_RATE=${E2E_ZONE_RESTART_RATE:-50}
 # k6's run: 10 s, then the 3 zone steps must end within it; each step, 2 pods stopping (drained)
 # and starting on 2 shared cores, plus minReadySeconds. Measured 126-158 s for the 3 steps (40-58 s
 # each); 210 leaves a third more, and every second beyond the restart is CI time (k6 runs to its end).
-ZONE_RESTART_LOAD_SECONDS=${E2E_ZONE_RESTART_LOAD_SECONDS:-210}
+ZONE_RESTART_LOAD_SECONDS=${E2E_ZONE_RESTART_LOAD_SECONDS:-190}
 
 zone_of_pod() { # pod name -> its zone by ordinal
   echo "${ZONES[$(( ${1##*-} % ${#ZONES[@]} ))]}"
