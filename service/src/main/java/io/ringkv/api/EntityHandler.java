@@ -191,11 +191,11 @@ final class EntityHandler {
     }
 
     private static Mono<ServerResponse> preconditionFailed(Optional<Record> current) {
-        Optional<Record> live = current.filter(record -> !record.tombstone());
+        Optional<String> tag = current.filter(record -> !record.tombstone()).map(EntityTag::of);
         var response = ServerResponse.status(HttpStatus.PRECONDITION_FAILED).contentType(MediaType.TEXT_PLAIN);
-        live.ifPresent(record -> response.eTag(EntityTag.of(record)));
-        return response.bodyValue(live.isPresent()
-                ? "the condition did not hold: the key's version is " + EntityTag.of(live.get()) + "; nothing was changed"
+        tag.ifPresent(response::eTag);
+        return response.bodyValue(tag.isPresent()
+                ? "the condition did not hold: the key's version is " + tag.get() + "; nothing was changed"
                 : "the condition did not hold: the key is absent; nothing was changed");
     }
 

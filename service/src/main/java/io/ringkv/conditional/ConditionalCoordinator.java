@@ -13,7 +13,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.paxos.Ballot;
 import io.ringkv.paxos.Commit;
-import io.ringkv.paxos.Promise;
 import io.ringkv.paxos.Promises;
 import io.ringkv.paxos.Proposal;
 import io.ringkv.record.HybridClock;
@@ -156,9 +155,7 @@ public final class ConditionalCoordinator {
     private Mono<Outcome> round(Request request) {
         if (System.nanoTime() > request.deadlineNanos) {
             if (!request.proposed.isEmpty()) {
-                unknown.increment();
-                return Mono.error(new NotEnoughReplicasException("the outcome of the conditional write is unknown: "
-                        + "it was proposed, and no round completed within " + deadline));
+                return unknownOutcome("it was proposed, and no round completed within " + deadline);
             }
             return Mono.error(new NotEnoughReplicasException("no round of consensus completed within " + deadline));
         }
@@ -175,6 +172,12 @@ public final class ConditionalCoordinator {
         return prepare(request, ballot)
                 .flatMap(granted -> decide(request, ballot, granted))
                 .onErrorResume(Phase.NotGranted.class, error -> retry(request, error));
+    }
+
+    /** A 504 that does not say whether the write was applied, counted. */
+    private Mono<Outcome> unknownOutcome(String why) {
+        unknown.increment();
+        return Mono.error(new NotEnoughReplicasException("the outcome of the conditional write is unknown: " + why));
     }
 
     /** After a random pause, another round, under a ballot above any that preempted this one. */
@@ -222,9 +225,7 @@ public final class ConditionalCoordinator {
                 return Mono.just(new Outcome.Applied(request.proposed.get(mine.get())));
             }
             if (!promises.rememberAllAfter(request.firstProposed())) {
-                unknown.increment();
-                return Mono.error(new NotEnoughReplicasException("the outcome of the conditional write is unknown: "
-                        + "its proposal may have been accepted, and its commit is no longer remembered"));
+                return unknownOutcome("its proposal may have been accepted, and its commit is no longer remembered");
             }
         }
         Optional<Record> current = promises.current();
