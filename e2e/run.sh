@@ -26,7 +26,9 @@
 # step 1. Settings: E2E_NAMESPACE, RINGKV_IMAGE_TAG, E2E_PENDING_SECONDS,
 # E2E_HINTS_DRAIN_SECONDS (step 8), E2E_RESTART_RATE, E2E_RESTART_LOAD_SECONDS (step 9),
 # E2E_S3_IP (default: kube-local's node address), E2E_S3_PORT, E2E_RESTORED_REPLICAS (step 12),
-# E2E_ZONE_RESTART_RATE, E2E_ZONE_RESTART_LOAD_SECONDS (step 14).
+# E2E_ZONE_RESTART_RATE, E2E_ZONE_RESTART_LOAD_SECONDS (step 14). The k6 load of steps 9 and 14
+# is stopped through k6's REST API 10 s after the restart; the *_LOAD_SECONDS are the longest it
+# may run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

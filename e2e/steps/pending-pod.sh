@@ -15,7 +15,7 @@
 #                             (check and census, as in step 7). It fails the step after printing
 #                             everything it measured. The node is uncordoned again, also on failure.
 
-PENDING_SECONDS=${E2E_PENDING_SECONDS:-60}         # how long the replacement pod is kept Pending
+PENDING_SECONDS=${E2E_PENDING_SECONDS:-30}         # how long the replacement pod is kept Pending (3,000 and more hints per node)
 HINTS_DRAIN_SECONDS=${E2E_HINTS_DRAIN_SECONDS:-60} # after it is Ready, for the others' hints to reach 0
 
 CORDONED_NODE=""  # the node pending_pod_under_writes cordoned and has not yet uncordoned

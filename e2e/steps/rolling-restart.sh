@@ -7,12 +7,9 @@
 #                              requests, and its load must cover the whole restart.
 
 RESTART_RATE=${E2E_RESTART_RATE:-100}              # k6 requests per second during the rolling restart
-# k6's run: 10 s, then the restart must end within it. Measured 68-69 s on a quick day, 125 and
-# 151 s on a slow one (loadtest/ab.sh served 735-1,192 req/s that day, against 7,803 in
-# BENCHMARKS.md), 63-73 s in the last CI runs: 180 covers the slowest day measured, and the
-# test is that not one request fails throughout (k6 runs to its end: every second over the
-# restart is CI time).
-RESTART_LOAD_SECONDS=${E2E_RESTART_LOAD_SECONDS:-140}
+# The longest k6 may run: it is stopped 10 s after the restart (63-73 s in CI runs, 151 s on the
+# slowest day measured), and fails the step if the restart outlasts it.
+RESTART_LOAD_SECONDS=${E2E_RESTART_LOAD_SECONDS:-300}
 
 rolling_restart_under_k6() {
   local sts_generation uids_before t_restart restart_took
@@ -25,11 +22,10 @@ rolling_restart_under_k6() {
   restart_took=$((SECONDS - t_restart))
   sts_generation=$(statefulset_generation)
   expect_every_pod_replaced "$uids_before" "the rollout"
-  expect_k6_outlasted "the rolling restart" "$restart_took" E2E_RESTART_LOAD_SECONDS
-  log "kubectl rollout restart: the 3 pods replaced one by one in ${restart_took}s," \
-    "$((t_restart - K6_STARTED))s after k6 began; k6 runs $((RESTART_LOAD_SECONDS - (SECONDS - K6_STARTED)))s more"
+  log "kubectl rollout restart: the 3 pods replaced one by one in ${restart_took}s, $((t_restart - K6_STARTED))s after k6 began"
+  stop_k6_after_fault "the rolling restart" "$restart_took" E2E_RESTART_LOAD_SECONDS
 
-  expect_k6_failed_nothing "$RESTART_RATE" "$RESTART_LOAD_SECONDS" "a rolling restart of $restart_took s"
+  expect_k6_failed_nothing "$RESTART_RATE" "a rolling restart of $restart_took s"
   eventually 60 all_pods_see 3 || fail "after the rolling restart not every pod sees the 3 members: $LAST_VIEW"
 
   # Off again, as in step 13: the Job and ConfigMap go, the StatefulSet is left as it is.

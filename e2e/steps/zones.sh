@@ -13,10 +13,10 @@
 ZONES=(zone-a zone-b zone-c)
 ZONES_VALUE="{$(IFS=,; echo "${ZONES[*]}")}"   # helm --set list syntax
 ZONE_RESTART_RATE=${E2E_ZONE_RESTART_RATE:-50}
-# k6's run: 10 s, then the 3 zone steps must end within it; each step, 2 pods stopping (drained)
-# and starting on 2 shared cores, plus minReadySeconds. Measured 126-158 s for the 3 steps (40-58 s
-# each); 210 leaves a third more, and every second beyond the restart is CI time (k6 runs to its end).
-ZONE_RESTART_LOAD_SECONDS=${E2E_ZONE_RESTART_LOAD_SECONDS:-190}
+# The longest k6 may run: it is stopped 10 s after the third zone is back (each step, 2 pods
+# stopping (drained) and starting on 2 shared cores, plus minReadySeconds: 126-181 s for the 3),
+# and fails the step if the restart outlasts it.
+ZONE_RESTART_LOAD_SECONDS=${E2E_ZONE_RESTART_LOAD_SECONDS:-420}
 
 zone_of_pod() { # pod name -> its zone by ordinal
   echo "${ZONES[$(( ${1##*-} % ${#ZONES[@]} ))]}"
@@ -67,10 +67,10 @@ zone_restart_under_k6() {
   done
   took=$((SECONDS - K6_STARTED - 10))
   expect_every_pod_replaced "$uids_before" "the zone restart"
-  expect_k6_outlasted "the zone restart" "$took" E2E_ZONE_RESTART_LOAD_SECONDS
   log "restarted a zone at a time: $RESTORED_REPLICAS pods in $steps steps (pod by pod: $RESTORED_REPLICAS) in ${took}s"
+  stop_k6_after_fault "the zone restart" "$took" E2E_ZONE_RESTART_LOAD_SECONDS
 
-  expect_k6_failed_nothing "$ZONE_RESTART_RATE" "$ZONE_RESTART_LOAD_SECONDS" "a zone-at-a-time restart of $took s"
+  expect_k6_failed_nothing "$ZONE_RESTART_RATE" "a zone-at-a-time restart of $took s"
   eventually 60 zones_told || fail "after the zone restart the pods do not tell the zones, every member up: $LAST_VIEW"
   disable_loadtest_job
 }
