@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
@@ -61,6 +62,31 @@ public final class Hints extends PeriodicTask implements HintedHandoff {
     public record Settings(Duration window, long maxBytes, long replayRate) {
     }
 
+    /** The peer a hint is for, as its replay needs it. */
+    public interface Recipient {
+
+        /** Whether it takes calls now: hints wait for a peer whose breaker is open. */
+        boolean isAvailable();
+
+        /** Writes the record the peer missed; fails if the peer does not take it. */
+        Mono<Boolean> replay(byte[] key, Record record);
+
+        /** The peer, or null when it is no longer a member. */
+        static Recipient of(RemoteReplica remote) {
+            return remote == null ? null : new Recipient() {
+                @Override
+                public boolean isAvailable() {
+                    return remote.isAvailable();
+                }
+
+                @Override
+                public Mono<Boolean> replay(byte[] key, Record record) {
+                    return remote.replay(key, record);
+                }
+            };
+        }
+    }
+
     /** One peer's hints, as far as this node knows them. */
     private static final class Target {
         volatile long oldestMillis;
@@ -76,7 +102,7 @@ public final class Hints extends PeriodicTask implements HintedHandoff {
     private final HintStore store;
     private final Scheduler storage;
     private final Settings settings;
-    private final Function<String, RemoteReplica> peers;
+    private final Function<String, Recipient> peers;
     private final RepairLedger ledger;
     private final LongSupplier clock;
     private final Throttle throttle;
@@ -96,7 +122,7 @@ public final class Hints extends PeriodicTask implements HintedHandoff {
      * @param peers the peer a hint is for, by name; null when it is no longer a member
      * @param clock wall-clock milliseconds, which the window is measured in
      */
-    public Hints(RocksStore store, Scheduler storage, Settings settings, Function<String, RemoteReplica> peers,
+    public Hints(RocksStore store, Scheduler storage, Settings settings, Function<String, Recipient> peers,
             RepairLedger ledger, LongSupplier clock, MeterRegistry meters) {
         this.store = new HintStore(store);
         this.storage = storage;
@@ -253,7 +279,7 @@ public final class Hints extends PeriodicTask implements HintedHandoff {
     }
 
     /** One round: each peer with hints that takes calls gets them, oldest first, until one fails. */
-    private Mono<Void> replayRound() {
+    Mono<Void> replayRound() {
         return Flux.fromIterable(List.copyOf(targets.keySet()))
                 .concatMap(this::replayTo)
                 .then();
@@ -264,7 +290,7 @@ public final class Hints extends PeriodicTask implements HintedHandoff {
         if (target == null || target.overflowed || target.count.get() == 0) {
             return Mono.empty();
         }
-        RemoteReplica peer = peers.apply(name);
+        Recipient peer = peers.apply(name);
         if (peer == null) {
             log.info("dropping {} hints for {}: it is no longer a member", target.count.get(), name);
             return Mono.fromRunnable(() -> dropAll(name, target)).subscribeOn(storage).then();
@@ -273,33 +299,50 @@ public final class Hints extends PeriodicTask implements HintedHandoff {
             return Mono.empty();
         }
         byte[] prefix = prefix(name);
+        // The first failure stops taking hints, but lets the replays in flight finish: one cancelled
+        // between its delete and its count stayed "pending" for ever, and one whose delete was not
+        // yet done was replayed again, and counted twice, by the next round.
+        AtomicReference<Throwable> failure = new AtomicReference<>();
         // Page after page until none is left: each page starts after the last hint replayed.
         return Mono.fromCallable(() -> store.page(prefix, null, PAGE))
                 .subscribeOn(storage)
                 .expand(page -> page.size() < PAGE ? Mono.empty()
                         : Mono.fromCallable(() -> store.page(prefix, page.get(page.size() - 1)[0], PAGE)).subscribeOn(storage))
                 .concatMapIterable(page -> page)
-                .flatMap(hint -> {
-                    ByteBuffer value = ByteBuffer.wrap(hint[1]);
-                    byte[] key = new byte[value.getShort() & 0xffff];
-                    value.get(key);
-                    byte[] encoded = new byte[value.remaining()];
-                    value.get(encoded);
-                    Duration wait = throttle.reserve(hint[1].length);
-                    return Mono.delay(wait)
-                            .then(peer.replay(key, RecordCodec.decode(encoded)))
-                            .then(Mono.fromFuture(() -> store.delete(hint[0])))
-                            .doOnSuccess(ignored -> {
-                                target.bytes.addAndGet(-hint[1].length);
-                                target.count.decrementAndGet();
-                                replayed.increment();
-                            });
-                }, REPLAY_IN_FLIGHT)
-                .then()
-                .onErrorResume(error -> {
-                    log.debug("replaying hints to {} stopped: {}", name, error.toString());
+                .takeWhile(hint -> failure.get() == null)
+                .flatMap(hint -> replay(peer, target, hint).onErrorResume(error -> {
+                    failure.compareAndSet(null, error);
                     return Mono.empty();
-                });
+                }), REPLAY_IN_FLIGHT)
+                .then(Mono.fromRunnable(() -> {
+                    if (failure.get() != null) {
+                        log.debug("replaying hints to {} stopped: {}", name, failure.get().toString());
+                    }
+                }))
+                .onErrorResume(error -> {
+                    log.debug("reading the hints for {} failed: {}", name, error.toString());
+                    return Mono.empty();
+                })
+                .then();
+    }
+
+    /** Replays one hint, throttled, then deletes it. */
+    private Mono<Void> replay(Recipient peer, Target target, byte[][] hint) {
+        ByteBuffer value = ByteBuffer.wrap(hint[1]);
+        byte[] key = new byte[value.getShort() & 0xffff];
+        value.get(key);
+        byte[] encoded = new byte[value.remaining()];
+        value.get(encoded);
+        Duration wait = throttle.reserve(hint[1].length);
+        return Mono.delay(wait)
+                .then(Mono.defer(() -> peer.replay(key, RecordCodec.decode(encoded))))
+                .then(Mono.fromFuture(() -> store.delete(hint[0])))
+                .doOnSuccess(ignored -> {
+                    target.bytes.addAndGet(-hint[1].length);
+                    target.count.decrementAndGet();
+                    replayed.increment();
+                })
+                .then();
     }
 
     /** Loads the hints kept before a restart, then replays every second; a failure ends the replay, and is logged. */

@@ -19,7 +19,7 @@ public class HintsConfiguration {
             RingkvProperties properties, MeterRegistry meters) {
         var hints = properties.hints();
         var settings = new Hints.Settings(hints.window(), hints.maxSize().toBytes(), hints.replayRate().toBytes());
-        return new Hints(store, storageScheduler, settings, replicaDirectory::remote, repairLedger,
+        return new Hints(store, storageScheduler, settings, name -> Hints.Recipient.of(replicaDirectory.remote(name)), repairLedger,
                 System::currentTimeMillis, meters);
     }
 }
