@@ -101,6 +101,6 @@ public class PeerConfiguration {
 
     /** The largest record a peer may send: the largest value a client may write, and its header. */
     private static int maxRecordBytes(RingkvProperties properties) {
-        return properties.maxValueBytes() + RecordCodec.HEADER_SIZE;
+        return properties.maxValueBytes() + RecordCodec.MAX_HEADER_SIZE;
     }
 }

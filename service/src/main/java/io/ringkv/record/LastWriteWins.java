@@ -8,7 +8,9 @@ import java.util.Optional;
 /**
  * The conflict rule: the version with the newer timestamp wins. Two coordinators can stamp the
  * same timestamp, so ties break the same way on every node: a tombstone beats a value (a delete
- * that raced a write is not undone), then the greater value in unsigned byte order.
+ * that raced a write is not undone), then the greater value in unsigned byte order, then the
+ * later expiry (never expiring is the latest). Whether a value has expired plays no part: an
+ * expired value still hides every older version.
  */
 public final class LastWriteWins implements Comparator<Record> {
 
@@ -26,7 +28,15 @@ public final class LastWriteWins implements Comparator<Record> {
         if (a.tombstone() != b.tombstone()) {
             return a.tombstone() ? 1 : -1;
         }
-        return a.compareValues(b);
+        int byValue = a.compareValues(b);
+        if (byValue != 0) {
+            return byValue;
+        }
+        return Long.compare(lifeEnd(a), lifeEnd(b));
+    }
+
+    private static long lifeEnd(Record record) {
+        return record.expiresAt() == Record.NEVER ? Long.MAX_VALUE : record.expiresAt();
     }
 
     /** The newest of the replicas' answers; an absent record (empty) loses to any record. */

@@ -59,7 +59,7 @@ public class ReplicationConfiguration {
     /** This node's side of the conditional requests its peers coordinate, and of those it coordinates itself. */
     @Bean
     Acceptor acceptor(RocksStore store, RingkvProperties properties) {
-        return new Acceptor(store, RecordCodec.HEADER_SIZE + Math.toIntExact(properties.maxValueSize().toBytes()));
+        return new Acceptor(store, RecordCodec.MAX_HEADER_SIZE + Math.toIntExact(properties.maxValueSize().toBytes()));
     }
 
     @Bean(destroyMethod = "close")

@@ -44,4 +44,21 @@ class LastWriteWinsTest {
         assertThat(LastWriteWins.newest(List.of(Optional.of(b), Optional.of(tombstone), Optional.of(a)))).contains(tombstone);
         assertThat(LastWriteWins.ORDER.compare(a, Record.value(7, new byte[] {1, 2}))).isZero();
     }
+
+    @Test
+    void anExpiredValueStillHidesOlderVersionsAndExpiryBreaksTheLastTie() {
+        Record older = Record.value(10, "old".getBytes());
+        Record expired = Record.expiring(11, "gone".getBytes(), 1);
+        assertThat(LastWriteWins.newest(List.of(Optional.of(older), Optional.of(expired)))).contains(expired);
+
+        byte[] same = {1};
+        Record sooner = Record.expiring(7, same, 1_000);
+        Record later = Record.expiring(7, same, 2_000);
+        Record never = Record.value(7, same);
+        for (List<Record> answers : List.of(List.of(sooner, later, never), List.of(never, later, sooner))) {
+            assertThat(LastWriteWins.newest(answers.stream().map(Optional::of).toList())).contains(never);
+        }
+        assertThat(LastWriteWins.ORDER.compare(later, sooner)).isPositive();
+        assertThat(LastWriteWins.ORDER.compare(sooner, Record.expiring(7, same, 1_000))).isZero();
+    }
 }

@@ -13,10 +13,41 @@ class RecordCodecTest {
         for (int i = 0; i < allBytes.length; i++) {
             allBytes[i] = (byte) i;
         }
-        for (Record record : new Record[] {
-                Record.value(Long.MAX_VALUE, allBytes), Record.value(0, new byte[0]), Record.tombstone(123456789L)}) {
-            assertThat(RecordCodec.decode(record.encoded().clone())).isEqualTo(record);
+        for (Record record : new Record[] {Record.value(Long.MAX_VALUE, allBytes), Record.value(0, new byte[0]),
+                Record.tombstone(123456789L), Record.expiring(5, allBytes, 1_700_000_000_000L), Record.expiring(6, new byte[0], 1)}) {
+            Record decoded = RecordCodec.decode(record.encoded().clone());
+            assertThat(decoded).isEqualTo(record);
+            assertThat(decoded.expiresAt()).isEqualTo(record.expiresAt());
+            assertThat(decoded.value()).isEqualTo(record.value());
+            assertThat(RecordCodec.decodeVersion(record.encoded(), record.encoded().length).timestamp()).isEqualTo(record.timestamp());
         }
+    }
+
+    @Test
+    void aValueWithoutExpiryKeepsFormatOneAndAnExpiringOneTakesEightBytesMore() {
+        byte[] value = {1, 2, 3};
+        Record plain = Record.value(9, value);
+        Record expiring = Record.expiring(9, value, 1_000);
+        assertThat(plain.encoded()[0]).isEqualTo(RecordCodec.FORMAT_V1);
+        assertThat(plain.expiresAt()).isEqualTo(Record.NEVER);
+        assertThat(expiring.encoded()[0]).isEqualTo(RecordCodec.FORMAT_EXPIRING);
+        assertThat(expiring.encoded()).hasSize(RecordCodec.MAX_HEADER_SIZE + value.length);
+        assertThat(expiring.valueLength()).isEqualTo(3);
+        assertThat(expiring.valueBuffer().get(2)).isEqualTo((byte) 3);
+        assertThat(expiring.compareValues(plain)).isZero();
+        // The flags and the timestamp, all a version is read from, sit where format 1 has them.
+        assertThat(java.util.Arrays.copyOfRange(expiring.encoded(), RecordCodec.FLAGS_OFFSET, RecordCodec.HEADER_SIZE))
+                .isEqualTo(java.util.Arrays.copyOfRange(plain.encoded(), RecordCodec.FLAGS_OFFSET, RecordCodec.HEADER_SIZE));
+    }
+
+    @Test
+    void aValueIsLiveUntilItsExpiryAndATombstoneNever() {
+        Record expiring = Record.expiring(1, new byte[] {1}, 1_000);
+        assertThat(expiring.liveAt(999)).isTrue();
+        assertThat(expiring.liveAt(1_000)).isFalse();
+        assertThat(Record.value(1, new byte[0]).liveAt(Long.MAX_VALUE)).isTrue();
+        assertThat(Record.tombstone(1).liveAt(0)).isFalse();
+        assertThatThrownBy(() -> Record.expiring(1, new byte[0], 0)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -56,5 +87,18 @@ class RecordCodecTest {
         byte[] tombstoneWithValue = Record.value(1, new byte[] {1}).encoded().clone();
         tombstoneWithValue[1] = 1;
         assertThatThrownBy(() -> RecordCodec.decode(tombstoneWithValue)).hasMessageContaining("tombstone");
+        byte[] unknownFlag = Record.value(1, new byte[0]).encoded().clone();
+        unknownFlag[1] = 2;
+        assertThatThrownBy(() -> RecordCodec.decode(unknownFlag)).hasMessageContaining("flags");
+
+        byte[] expiring = Record.expiring(1, new byte[] {1}, 5).encoded();
+        assertThatThrownBy(() -> RecordCodec.decode(java.util.Arrays.copyOf(expiring, RecordCodec.MAX_HEADER_SIZE - 1)))
+                .hasMessageContaining("shorter than its header");
+        byte[] expiringTombstone = expiring.clone();
+        expiringTombstone[1] = 1;
+        assertThatThrownBy(() -> RecordCodec.decode(expiringTombstone)).hasMessageContaining("expiring tombstone");
+        byte[] notPositive = expiring.clone();
+        java.nio.ByteBuffer.wrap(notPositive).putLong(RecordCodec.EXPIRY_OFFSET, -5);
+        assertThatThrownBy(() -> RecordCodec.decode(notPositive)).hasMessageContaining("not positive");
     }
 }
