@@ -453,6 +453,8 @@ public record RingkvProperties(
      * @param minFreeDisk          below this much free disk the node reports its storage DOWN (not ready)
      * @param maxWalSize           about the most disk the write-ahead log takes: past it, the column
      *                             families that keep its oldest file alive are flushed
+     * @param expiredCompactionInterval the age at which a file of records that expire is compacted even
+     *                             if no write made it, so that the disk of expired values comes back
      */
     public record Storage(
             @DefaultValue("24h") @Positive Duration tombstoneGracePeriod,
@@ -462,7 +464,8 @@ public record RingkvProperties(
             @DefaultValue("10000") @Positive int queueSize,
             @DefaultValue("64MB") @Positive DataSize queueBytes,
             @DefaultValue("64MB") DataSize minFreeDisk,
-            @DefaultValue("64MB") @Positive DataSize maxWalSize) {
+            @DefaultValue("64MB") @Positive DataSize maxWalSize,
+            @DefaultValue("6h") @Positive Duration expiredCompactionInterval) {
 
         public static final String MEMORY_SIZE = "ringkv.storage.memory-size";
         /** Below it the memtables alone (two of 4 MiB for each family) would exceed the budget. */

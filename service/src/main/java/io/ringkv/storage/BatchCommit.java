@@ -12,6 +12,7 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 
+import io.ringkv.record.HybridClock;
 import io.ringkv.record.Record;
 import io.ringkv.record.RecordCodec;
 
@@ -21,6 +22,8 @@ import io.ringkv.record.RecordCodec;
  * write. A record's indexes ({@link TokenIndex}, {@link TombstoneIndex}) change in the same batch
  * as the record. Writes keep the newest version only, by the version order given at open: a
  * replica that receives an older write than it holds (reordered or retried) leaves its record alone.
+ * A record that expires goes to the {@code expiring} family, any other to {@code records}, and a
+ * key moving between the two leaves the other in the same batch.
  */
 final class BatchCommit {
 
@@ -46,7 +49,7 @@ final class BatchCommit {
     boolean[] commit(List<WriteQueue.Write> batch) {
         return store.guarded(() -> {
             boolean[] changed = new boolean[batch.size()];
-            Map<ByteBuffer, Record> pending = new HashMap<>();
+            Map<ByteBuffer, Held> pending = new HashMap<>();
             Map<ByteBuffer, byte[]> pendingStates = new HashMap<>();
             try (WriteBatch rocks = new WriteBatch()) {
                 for (int i = 0; i < batch.size(); i++) {
@@ -68,31 +71,69 @@ final class BatchCommit {
     }
 
     /** A record write or removal, with its indexes, against the store and the batch so far. */
-    private boolean commitRecord(WriteQueue.Write write, Map<ByteBuffer, Record> pending, WriteBatch rocks)
+    private boolean commitRecord(WriteQueue.Write write, Map<ByteBuffer, Held> pending, WriteBatch rocks)
             throws RocksDBException {
         byte[] key = write.key();
         ByteBuffer id = ByteBuffer.wrap(key);
-        Record current = pending.containsKey(id) ? pending.get(id) : stored(key, write.record());
-        Record next = write.kind() == WriteQueue.Kind.REMOVE ? removed(current, write.record()) : newer(current, write.record());
-        if (next == current) {
+        Held current = pending.containsKey(id) ? pending.get(id) : stored(key, write.record());
+        Record currentRecord = current == null ? null : current.record();
+        Record next = write.kind() == WriteQueue.Kind.REMOVE ? removed(currentRecord, write.record()) : newer(currentRecord, write.record());
+        if (next == currentRecord) {
             return false;
         }
-        pending.put(id, next);
-        if (current != null && current.tombstone()) {
-            rocks.delete(store.families().tombstonesByTime(), TombstoneIndex.indexKey(current.timestamp(), key));
+        Held held = next == null ? null : Held.of(next);
+        pending.put(id, held);
+        if (current != null) {
+            byte[] indexed = current.tombstoneIndexKey(key);
+            if (indexed != null) {
+                rocks.delete(store.families().tombstonesByTime(), indexed);
+            }
+            if (held == null || held.expiring() != current.expiring()) {
+                rocks.delete(current.family(store.families()), key);
+            }
         }
         byte[] tokenKey = TokenIndex.tokenKey(token.applyAsLong(key), key);
-        if (next == null) {
-            rocks.delete(store.families().records(), key);
+        if (held == null) {
             rocks.delete(store.families().byToken(), tokenKey);
         } else {
-            rocks.put(store.families().records(), key, next.encoded());
+            rocks.put(held.family(store.families()), key, held.expiring() ? ExpiringRows.of(next) : next.encoded());
             rocks.put(store.families().byToken(), tokenKey, TokenIndex.version(next));
-            if (next.tombstone()) {
-                rocks.put(store.families().tombstonesByTime(), TombstoneIndex.indexKey(next.timestamp(), key), NOTHING);
+            byte[] indexed = held.tombstoneIndexKey(key);
+            if (indexed != null) {
+                rocks.put(store.families().tombstonesByTime(), indexed, held.tombstoneIndexValue());
             }
         }
         return true;
+    }
+
+    /**
+     * A key's record as the store holds it: in which family, and for one in {@code expiring}, its
+     * row's expiry (which the row keeps after compaction turned the value into its tombstone).
+     */
+    private record Held(Record record, boolean expiring, long expiresAt) {
+
+        static Held of(Record record) {
+            return new Held(record, record.expiresAt() != Record.NEVER, record.expiresAt());
+        }
+
+        ColumnFamilyHandle family(RocksStore.Families families) {
+            return expiring ? families.expiring() : families.records();
+        }
+
+        /**
+         * Its entry in the tombstone index, if it has one: a tombstone's at its timestamp; a record
+         * that expires (or its tombstone) at its expiry, so the purge reaches it once it expired.
+         */
+        byte[] tombstoneIndexKey(byte[] key) {
+            if (expiring) {
+                return TombstoneIndex.indexKey(HybridClock.timestampAt(expiresAt), key);
+            }
+            return record.tombstone() ? TombstoneIndex.indexKey(record.timestamp(), key) : null;
+        }
+
+        byte[] tombstoneIndexValue() {
+            return expiring ? TombstoneIndex.expiredVersion(record.timestamp()) : NOTHING;
+        }
     }
 
     /** A change of a key's consensus state, against the store and the batch so far. */
@@ -116,18 +157,24 @@ final class BatchCommit {
      * as {@code LastWriteWins} does, a version order that compares values only between two
      * values of the same timestamp.
      */
-    private Record stored(byte[] key, Record incoming) throws RocksDBException {
+    private Held stored(byte[] key, Record incoming) throws RocksDBException {
         int length = store.db().get(store.families().records(), key, storedHeader);
         if (length == RocksDB.NOT_FOUND) {
-            return null;
+            // Rows of expiring records are read whole: they are the rarer kind, and small ones mostly.
+            byte[] row = store.db().get(store.families().expiring(), key);
+            if (row == null) {
+                return null;
+            }
+            ExpiringRows.Row read = ExpiringRows.read(row);
+            return new Held(read.record(), true, read.expiresAt());
         }
         Record version = RecordCodec.decodeVersion(storedHeader, length);
         boolean valuesDecide = !version.tombstone() && !incoming.tombstone() && version.timestamp() == incoming.timestamp();
         if (!valuesDecide) {
-            return version;
+            return new Held(version, false, Record.NEVER);
         }
         byte[] whole = store.db().get(store.families().records(), key);
-        return whole == null ? null : RecordCodec.decode(whole);
+        return whole == null ? null : new Held(RecordCodec.decode(whole), false, Record.NEVER);
     }
 
     private static boolean put(WriteBatch rocks, ColumnFamilyHandle family, byte[] key, byte[] value) throws RocksDBException {
@@ -145,8 +192,14 @@ final class BatchCommit {
         return current == null || versionOrder.compare(incoming, current) > 0 ? incoming : current;
     }
 
+    /**
+     * Nothing if the current record is that version, else the current record. A tombstone's
+     * version also names the value of its timestamp that expired and that compaction has not yet
+     * turned into that tombstone: the purge reaches such an entry only after its expiry.
+     */
     private static Record removed(Record current, Record version) {
-        return current != null && current.timestamp() == version.timestamp() && current.tombstone() == version.tombstone()
-                ? null : current;
+        boolean same = current != null && current.timestamp() == version.timestamp()
+                && (current.tombstone() == version.tombstone() || version.tombstone() && current.expiresAt() != Record.NEVER);
+        return same ? null : current;
     }
 }

@@ -18,7 +18,6 @@ import org.rocksdb.RocksIterator;
 
 import io.ringkv.record.KeyedRecord;
 import io.ringkv.record.Record;
-import io.ringkv.record.RecordCodec;
 
 /**
  * A store's checkpoint ({@link RocksStore#checkpoint}) opened read-only, apart from any live
@@ -38,6 +37,8 @@ public final class CheckpointReader implements AutoCloseable {
     private final RocksDB db;
     private final List<ColumnFamilyHandle> handles;
     private final ColumnFamilyHandle records;
+    /** Null in a checkpoint taken before records could expire. */
+    private final ColumnFamilyHandle expiring;
     private final ColumnFamilyHandle byToken;
     /** Closed before the database, which must outlive every iterator on it. */
     private final List<RocksIterator> iterators = new ArrayList<>();
@@ -54,16 +55,25 @@ public final class CheckpointReader implements AutoCloseable {
         db = RocksDB.openReadOnly(options, directory.toString(), descriptors, handles);
         records = family(names, RocksStore.RECORDS);
         byToken = family(names, RocksStore.BY_TOKEN);
+        expiring = optionalFamily(names, RocksStore.EXPIRING);
     }
 
     private ColumnFamilyHandle family(List<byte[]> names, byte[] name) {
+        ColumnFamilyHandle family = optionalFamily(names, name);
+        if (family == null) {
+            close();
+            throw new StorageException("not a ringkv store's checkpoint: it has no column family " + new String(name));
+        }
+        return family;
+    }
+
+    private ColumnFamilyHandle optionalFamily(List<byte[]> names, byte[] name) {
         for (int i = 0; i < names.size(); i++) {
             if (Arrays.equals(names.get(i), name)) {
                 return handles.get(i);
             }
         }
-        close();
-        throw new StorageException("not a ringkv store's checkpoint: it has no column family " + new String(name));
+        return null;
     }
 
     public static CheckpointReader open(Path directory) {
@@ -100,28 +110,23 @@ public final class CheckpointReader implements AutoCloseable {
      * is valid until the reader closes.
      */
     public Iterator<KeyedRecord> records() {
-        RocksIterator iterator = db.newIterator(records);
-        iterators.add(iterator);
-        iterator.seekToFirst();
+        RecordWalk walk = new RecordWalk(fromFirst(records), expiring == null ? null : fromFirst(expiring), null);
         return new Iterator<>() {
+            private KeyedRecord next;
             private boolean finished;
 
             @Override
             public boolean hasNext() {
-                if (finished) {
-                    return false;
-                }
-                if (!iterator.isValid()) {
+                if (next == null && !finished) {
                     try {
-                        iterator.status();
+                        next = walk.next();
                     } catch (RocksDBException e) {
                         throw new StorageException("cannot read the checkpoint's records: " + e.getMessage(), e);
                     } finally {
-                        finished = true;
+                        finished = next == null;
                     }
-                    return false;
                 }
-                return true;
+                return next != null;
             }
 
             @Override
@@ -129,11 +134,18 @@ public final class CheckpointReader implements AutoCloseable {
                 if (!hasNext()) {
                     throw new NoSuchElementException();
                 }
-                KeyedRecord next = new KeyedRecord(iterator.key(), RecordCodec.decode(iterator.value()));
-                iterator.next();
-                return next;
+                KeyedRecord record = next;
+                next = null;
+                return record;
             }
         };
+    }
+
+    private RocksIterator fromFirst(ColumnFamilyHandle family) {
+        RocksIterator iterator = db.newIterator(family);
+        iterators.add(iterator);
+        iterator.seekToFirst();
+        return iterator;
     }
 
     /** Closes the handles, then the database, then the options they use. */

@@ -8,13 +8,12 @@ import org.rocksdb.Slice;
 import org.rocksdb.Snapshot;
 
 import io.ringkv.record.KeyedRecord;
-import io.ringkv.record.RecordCodec;
 
 /**
- * A forward scan over one snapshot of the records ({@link RocksStore#openRange}), optionally of
- * the keys that pass a test only: the values of the others are never copied out of RocksDB. It
- * borrows the store's handle; the store releases the cursors still open when it closes, before
- * the database.
+ * A forward scan over one snapshot of the records ({@link RocksStore#openRange}), those that
+ * expire included ({@link RecordWalk}), optionally of the keys that pass a test only. It borrows
+ * the store's handle; the store releases the cursors still open when it closes, before the
+ * database.
  */
 public final class RangeCursor implements RecordCursor {
 
@@ -22,14 +21,13 @@ public final class RangeCursor implements RecordCursor {
     private final Snapshot snapshot;
     private final Slice upperBound;
     private final ReadOptions readOptions;
-    private final RocksIterator iterator;
-    /** Null: every key. */
-    private final Predicate<byte[]> keys;
+    private final RocksIterator plain;
+    private final RocksIterator expiring;
+    private final RecordWalk walk;
     private boolean released;
 
     RangeCursor(RocksStore store, byte[] start, byte[] end, Predicate<byte[]> keys) {
         this.store = store;
-        this.keys = keys;
         snapshot = store.db().getSnapshot();
         upperBound = end == null ? null : new Slice(end);
         readOptions = new ReadOptions().setSnapshot(snapshot)
@@ -38,8 +36,11 @@ public final class RangeCursor implements RecordCursor {
         if (upperBound != null) {
             readOptions.setIterateUpperBound(upperBound);
         }
-        iterator = store.db().newIterator(store.families().records(), readOptions);
-        iterator.seek(start);
+        plain = store.db().newIterator(store.families().records(), readOptions);
+        plain.seek(start);
+        expiring = store.db().newIterator(store.families().expiring(), readOptions);
+        expiring.seek(start);
+        walk = new RecordWalk(plain, expiring, keys);
     }
 
     @Override
@@ -48,17 +49,7 @@ public final class RangeCursor implements RecordCursor {
             if (released) {
                 throw new StorageException("the range cursor is closed");
             }
-            byte[] key = null;
-            while (iterator.isValid() && keys != null && !keys.test(key = iterator.key())) {
-                iterator.next();
-            }
-            if (!iterator.isValid()) {
-                iterator.status();
-                return null;
-            }
-            KeyedRecord next = new KeyedRecord(key != null ? key : iterator.key(), RecordCodec.decode(iterator.value()));
-            iterator.next();
-            return next;
+            return walk.next();
         });
     }
 
@@ -73,7 +64,8 @@ public final class RangeCursor implements RecordCursor {
             return;
         }
         released = true;
-        iterator.close();
+        plain.close();
+        expiring.close();
         readOptions.close();
         if (upperBound != null) {
             upperBound.close();

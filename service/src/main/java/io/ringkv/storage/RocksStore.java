@@ -40,6 +40,9 @@ import io.ringkv.record.RecordCodec;
  * <ul>
  * <li>{@code records}: each key's newest version, a value or a tombstone ({@link RecordCodec}),
  * so a read is one look-up;
+ * <li>{@code expiring}: the same for the keys whose newest version expires, as rows that let
+ * compaction drop an expired value ({@link ExpiringRows}); a key is in one of the two at most, and
+ * a read of a key not in {@code records} looks here (a Bloom filter answers most such look-ups);
  * <li>{@code tombstones-by-time}: the tombstones by their timestamp ({@link TombstoneIndex});
  * <li>{@code by-token}: every key by its position on the hash ring, with its version
  * ({@link TokenIndex}): what repair and data movement read;
@@ -61,6 +64,7 @@ public final class RocksStore implements AutoCloseable {
     private static final byte[] HINTS = "hints".getBytes(StandardCharsets.UTF_8);
     private static final byte[] META = "meta".getBytes(StandardCharsets.UTF_8);
     private static final byte[] PAXOS = "paxos".getBytes(StandardCharsets.UTF_8);
+    static final byte[] EXPIRING = "expiring".getBytes(StandardCharsets.UTF_8);
     private static final byte[] NOTHING = new byte[0];
 
     static {
@@ -83,8 +87,9 @@ public final class RocksStore implements AutoCloseable {
     private final Path directory;
     private final RocksDB db;
     private final Families families;
-    /** The records' family, which this class reads and writes itself. */
+    /** The records' families, which this class reads itself. */
     private final ColumnFamilyHandle records;
+    private final ColumnFamilyHandle expiring;
     private final WriteQueue writes;
 
     /** Operations hold it shared; {@link #close()} takes it exclusively, so no native call outlives the handle. */
@@ -107,6 +112,7 @@ public final class RocksStore implements AutoCloseable {
         descriptors.add(new ColumnFamilyDescriptor(HINTS, options.indexes()));
         descriptors.add(new ColumnFamilyDescriptor(META, options.indexes()));
         descriptors.add(new ColumnFamilyDescriptor(PAXOS, options.indexes()));
+        descriptors.add(new ColumnFamilyDescriptor(EXPIRING, options.expiring()));
         List<byte[]> previousLayout = PreviousLayout.columnFamilies(existing);
         previousLayout.forEach(name -> descriptors.add(new ColumnFamilyDescriptor(name, options.records())));
         boolean tokenIndexIsNew = !existing.isEmpty() && existing.stream().noneMatch(name -> Arrays.equals(name, BY_TOKEN));
@@ -114,8 +120,10 @@ public final class RocksStore implements AutoCloseable {
         db = RocksDB.open(options.database(), directory.toString(), descriptors, handles);
         // The default family exists because RocksDB requires it; nothing is stored there.
         handles.get(0).close();
-        families = new Families(handles.get(1), handles.get(2), handles.get(3), handles.get(4), handles.get(5), handles.get(6));
+        families = new Families(handles.get(1), handles.get(2), handles.get(3), handles.get(4), handles.get(5), handles.get(6),
+                handles.get(7));
         records = families.records();
+        expiring = families.expiring();
         if (!previousLayout.isEmpty()) {
             PreviousLayout.migrate(this, settings.token(), handles.subList(Families.COUNT + 1, handles.size()));
         } else if (tokenIndexIsNew) {
@@ -145,7 +153,17 @@ public final class RocksStore implements AutoCloseable {
 
     /** The newest record this replica holds for the key, tombstones included. Blocking. */
     public Optional<Record> get(byte[] key) {
-        return guarded(() -> Optional.ofNullable(decode(db.get(records, key))));
+        return guarded(() -> Optional.ofNullable(read(key)));
+    }
+
+    /** The key's record, from whichever of the two families holds it; null for none. */
+    Record read(byte[] key) throws RocksDBException {
+        byte[] plain = db.get(records, key);
+        if (plain != null) {
+            return RecordCodec.decode(plain);
+        }
+        byte[] row = db.get(expiring, key);
+        return row == null ? null : ExpiringRows.recordOf(row);
     }
 
     /**
@@ -167,9 +185,14 @@ public final class RocksStore implements AutoCloseable {
             // record that is not in memory by its answer rather than by an exception, whose
             // stack trace cost more than the rest of the look-up.
             Holder<byte[]> found = new Holder<>();
+            ColumnFamilyHandle family = records;
             if (!db.keyMayExist(records, options.cachedReads(), key, found)) {
-                readsFromMemory.increment();
-                return Lookup.ABSENT;
+                found = new Holder<>();
+                family = expiring;
+                if (!db.keyMayExist(expiring, options.cachedReads(), key, found)) {
+                    readsFromMemory.increment();
+                    return Lookup.ABSENT;
+                }
             }
             // An empty value is a miss too: RocksDB reports "found" with no value when the table's
             // index block is not in the cache (facebook/rocksdb#12921), and a record is never empty.
@@ -178,14 +201,11 @@ public final class RocksStore implements AutoCloseable {
                 return Lookup.NOT_CACHED;
             }
             readsFromMemory.increment();
-            return new Lookup(true, RecordCodec.decode(found.getValue()));
+            byte[] stored = found.getValue();
+            return new Lookup(true, family == records ? RecordCodec.decode(stored) : ExpiringRows.recordOf(stored));
         } finally {
             lifecycle.readLock().unlock();
         }
-    }
-
-    private static Record decode(byte[] bytes) {
-        return bytes == null ? null : RecordCodec.decode(bytes);
     }
 
     // ---- writes --------------------------------------------------------------------------------
@@ -255,11 +275,16 @@ public final class RocksStore implements AutoCloseable {
     /** Whether the store holds no record at all. Blocking, at start. */
     public boolean isEmpty() {
         return guarded(() -> {
-            try (RocksIterator iterator = db.newIterator(records)) {
-                iterator.seekToFirst();
-                iterator.status();
-                return !iterator.isValid();
+            for (ColumnFamilyHandle family : List.of(records, expiring)) {
+                try (RocksIterator iterator = db.newIterator(family)) {
+                    iterator.seekToFirst();
+                    iterator.status();
+                    if (iterator.isValid()) {
+                        return false;
+                    }
+                }
             }
+            return true;
         });
     }
 
@@ -321,7 +346,7 @@ public final class RocksStore implements AutoCloseable {
             try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
                 db.flush(flush, families.all());
             }
-            for (ColumnFamilyHandle family : List.of(records, families.tombstonesByTime(), families.byToken(), families.hints())) {
+            for (ColumnFamilyHandle family : List.of(records, expiring, families.tombstonesByTime(), families.byToken(), families.hints())) {
                 db.compactRange(family);
             }
             return null;
@@ -330,9 +355,9 @@ public final class RocksStore implements AutoCloseable {
 
     // ---- figures -------------------------------------------------------------------------------
 
-    /** A RocksDB property of the records, for metrics. */
+    /** A RocksDB property of the records, summed over their two families (sizes, counts), for metrics. */
     public long longProperty(String name) {
-        return guarded(() -> db.getLongProperty(records, name));
+        return guarded(() -> db.getLongProperty(records, name) + db.getLongProperty(expiring, name));
     }
 
     /** Block reads served by the block cache since the store opened, as a share of all block reads. */
@@ -419,12 +444,12 @@ public final class RocksStore implements AutoCloseable {
 
     /** The column families a node keeps, by what each holds. */
     record Families(ColumnFamilyHandle records, ColumnFamilyHandle tombstonesByTime, ColumnFamilyHandle byToken,
-            ColumnFamilyHandle hints, ColumnFamilyHandle meta, ColumnFamilyHandle paxos) {
+            ColumnFamilyHandle hints, ColumnFamilyHandle meta, ColumnFamilyHandle paxos, ColumnFamilyHandle expiring) {
 
-        static final int COUNT = 6;
+        static final int COUNT = 7;
 
         List<ColumnFamilyHandle> all() {
-            return List.of(records, tombstonesByTime, byToken, hints, meta, paxos);
+            return List.of(records, tombstonesByTime, byToken, hints, meta, paxos, expiring);
         }
     }
 

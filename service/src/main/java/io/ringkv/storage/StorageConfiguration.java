@@ -27,7 +27,7 @@ public class StorageConfiguration {
         try {
             return RocksStore.open(new StorageSettings(properties.dataDir(), storage.memorySize().toBytes(),
                     storage.syncWrites(), storage.queueSize(), storage.queueBytes().toBytes(), storage.maxWalSize().toBytes(),
-                    HashRing::token), LastWriteWins.ORDER);
+                    HashRing::token, storage.expiredCompactionInterval().toSeconds()), LastWriteWins.ORDER);
         } catch (StorageException e) {
             // Most often another node already runs on the same directory (RocksDB's LOCK file).
             throw new InvalidSettingException(RingkvProperties.DATA_DIR, e.getMessage());

@@ -15,7 +15,9 @@ import java.util.function.ToLongFunction;
  * @param maxWalBytes           the write-ahead log's size on disk, about: past it the column families that keep its
  *                              oldest file alive are flushed
  * @param token                 a key's position on the hash ring, by which the token index orders keys
+ * @param expiredCompactionSeconds the age at which a file of expiring records is compacted even if no
+ *                              write made it, so that the space of expired values comes back
  */
 public record StorageSettings(Path directory, long memoryBytes, boolean syncWrites, int writeQueueSize,
-        long writeQueueBytes, long maxWalBytes, ToLongFunction<byte[]> token) {
+        long writeQueueBytes, long maxWalBytes, ToLongFunction<byte[]> token, long expiredCompactionSeconds) {
 }

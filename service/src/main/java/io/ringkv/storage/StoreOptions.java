@@ -3,6 +3,7 @@ package io.ringkv.storage;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.Cache;
+import org.rocksdb.CassandraCompactionFilter;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
@@ -30,6 +31,8 @@ final class StoreOptions implements AutoCloseable {
     private final WriteBufferManager writeBufferManager;
     private final BloomFilter bloomFilter;
     private final ColumnFamilyOptions recordOptions;
+    private final CassandraCompactionFilter expiredValues;
+    private final ColumnFamilyOptions expiringOptions;
     private final ColumnFamilyOptions indexOptions;
     private final Statistics statistics;
     private final DBOptions dbOptions;
@@ -79,6 +82,15 @@ final class StoreOptions implements AutoCloseable {
                 .setWriteBufferSize(Math.clamp(memory / 8, MIN_WRITE_BUFFER, 64 * MIB))
                 .setMaxWriteBufferNumber(2)
                 .setLevelCompactionDynamicLevelBytes(true);
+        // Records that expire, as rows RocksDB's Cassandra filter reads (ExpiringRows): compaction
+        // drops an expired value (purge on expiration, no grace: the row's tombstone column stays,
+        // and waits for repair as every tombstone does). Otherwise laid out as the records.
+        expiredValues = new CassandraCompactionFilter(true, 0);
+        expiringOptions = new ColumnFamilyOptions(recordOptions)
+                .setCompactionFilter(expiredValues)
+                // Files no write has made compact are compacted once they are this old, so that
+                // space comes back from values that expired in a store no longer written to.
+                .setPeriodicCompactionSeconds(settings.expiredCompactionSeconds());
         // The index holds keys only: small memtables are plenty.
         indexOptions = new ColumnFamilyOptions()
                 .setTableFormatConfig(table)
@@ -120,6 +132,11 @@ final class StoreOptions implements AutoCloseable {
         return recordOptions;
     }
 
+    /** For the records that expire: as {@link #records()}, and compaction drops their expired values. */
+    ColumnFamilyOptions expiring() {
+        return expiringOptions;
+    }
+
     /** For the indexes and the small families: keys, or small values. */
     ColumnFamilyOptions indexes() {
         return indexOptions;
@@ -154,6 +171,8 @@ final class StoreOptions implements AutoCloseable {
         writeBufferManager.close();
         statistics.close();
         recordOptions.close();
+        expiringOptions.close();
+        expiredValues.close();
         indexOptions.close();
         bloomFilter.close();
         blockCache.close();

@@ -12,8 +12,10 @@ import io.ringkv.record.Record;
 
 /**
  * The {@code tombstones-by-time} column family: the tombstones by their timestamp, so that those
- * past the grace period are found without scanning the data. It borrows the store's handle;
- * {@link BatchCommit} keeps it in step with the records.
+ * past the grace period are found without scanning the data, and the records that expire by their
+ * expiry (as a timestamp), each with its own timestamp as the entry's value: once expired, such a
+ * record is a tombstone of that timestamp to readers, and goes as one. It borrows the store's
+ * handle; {@link BatchCommit} keeps it in step with the records.
  */
 public final class TombstoneIndex {
 
@@ -28,6 +30,11 @@ public final class TombstoneIndex {
     /** A tombstone's place in the index: its timestamp, big-endian, then the key. */
     static byte[] indexKey(long timestamp, byte[] key) {
         return ByteBuffer.allocate(TIMESTAMP_BYTES + key.length).putLong(timestamp).put(key).array();
+    }
+
+    /** The value of an expiring record's entry: the record's timestamp, big-endian (a tombstone's is empty). */
+    static byte[] expiredVersion(long timestamp) {
+        return ByteBuffer.allocate(TIMESTAMP_BYTES).putLong(timestamp).array();
     }
 
     /**
@@ -50,7 +57,9 @@ public final class TombstoneIndex {
                     }
                     byte[] key = new byte[entry.remaining()];
                     entry.get(key);
-                    purges.add(store.removeIfUnchanged(key, Record.tombstone(deleted)));
+                    byte[] expired = index.value();
+                    long version = expired.length == TIMESTAMP_BYTES ? ByteBuffer.wrap(expired).getLong() : deleted;
+                    purges.add(store.removeIfUnchanged(key, Record.tombstone(version)));
                 }
                 index.status();
             }

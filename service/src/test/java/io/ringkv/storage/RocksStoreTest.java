@@ -221,7 +221,7 @@ class RocksStoreTest {
      */
     @Test
     void aCacheOnlyReadWhoseIndexBlockWasEvictedIsAMissNotAnError() {
-        store = RocksStore.open(new StorageSettings(dir, 64 * 1024, false, 10_000, 64L << 20, 64L << 20, HashRing::token), LastWriteWins.ORDER);
+        store = RocksStore.open(new StorageSettings(dir, 64 * 1024, false, 10_000, 64L << 20, 64L << 20, HashRing::token, 21_600), LastWriteWins.ORDER);
         // Two versions, so that compaction writes a new table file: one only moved down from
         // level 0 keeps its index block pinned in the cache.
         apply("a-key", Record.value(1, b("v1")));
@@ -323,7 +323,7 @@ class RocksStoreTest {
         try (Options options = new Options()) {
             assertThat(RocksDB.listColumnFamilies(options, dir.toString()))
                     .extracting(name -> new String(name, StandardCharsets.UTF_8))
-                    .containsExactlyInAnyOrder("default", "records", "tombstones-by-time", "by-token", "hints", "meta", "paxos");
+                    .containsExactlyInAnyOrder("default", "records", "tombstones-by-time", "by-token", "hints", "meta", "paxos", "expiring");
         }
         store = null;
     }
@@ -343,7 +343,7 @@ class RocksStoreTest {
     @Test
     void refusesASecondOpenOfTheSameDirectory() {
         open();
-        assertThatThrownBy(() -> RocksStore.open(new StorageSettings(dir, 1024 * 1024, false, 10, 1 << 20, 64L << 20, HashRing::token), LastWriteWins.ORDER))
+        assertThatThrownBy(() -> RocksStore.open(new StorageSettings(dir, 1024 * 1024, false, 10, 1 << 20, 64L << 20, HashRing::token, 21_600), LastWriteWins.ORDER))
                 .isInstanceOf(StorageException.class)
                 .hasMessageContaining(dir.toString());
     }
@@ -361,7 +361,7 @@ class RocksStoreTest {
     @Test
     void theWriteAheadLogStaysNearItsBoundWhileARarelyWrittenFamilyHoldsItsOldestFile() throws Exception {
         long walBound = 2L << 20;
-        store = RocksStore.open(new StorageSettings(dir, 1 << 20, false, 10_000, 64L << 20, walBound, HashRing::token),
+        store = RocksStore.open(new StorageSettings(dir, 1 << 20, false, 10_000, 64L << 20, walBound, HashRing::token, 21_600),
                 LastWriteWins.ORDER);
         new MetaStore(store).put("written-once", b("x")).join();
         byte[] value = new byte[16 << 10];

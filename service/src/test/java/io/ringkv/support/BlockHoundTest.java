@@ -37,7 +37,7 @@ class BlockHoundTest {
 
     @Test
     void aStoreCallOnANonBlockingThreadIsCaught() {
-        try (RocksStore store = RocksStore.open(new StorageSettings(dir, 1 << 20, false, 1000, 1 << 20, 64L << 20, HashRing::token), LastWriteWins.ORDER)) {
+        try (RocksStore store = RocksStore.open(new StorageSettings(dir, 1 << 20, false, 1000, 1 << 20, 64L << 20, HashRing::token, 21_600), LastWriteWins.ORDER)) {
             StepVerifier.create(Mono.fromCallable(() -> store.get(new byte[] {1})).subscribeOn(Schedulers.parallel()))
                     .expectErrorMatches(error -> error instanceof BlockingOperationError)
                     .verify(Duration.ofSeconds(5));
@@ -48,7 +48,7 @@ class BlockHoundTest {
     /** The cache-only read and the queued write never wait for the disk: allowed on any thread. */
     @Test
     void theCacheOnlyReadAndTheQueuedWriteAreNotBlocking() {
-        try (RocksStore store = RocksStore.open(new StorageSettings(dir, 1 << 20, false, 1000, 1 << 20, 64L << 20, HashRing::token), LastWriteWins.ORDER)) {
+        try (RocksStore store = RocksStore.open(new StorageSettings(dir, 1 << 20, false, 1000, 1 << 20, 64L << 20, HashRing::token, 21_600), LastWriteWins.ORDER)) {
             int mark = BlockHoundInstaller.violations().size();
             StepVerifier.create(Mono.fromCallable(() -> store.getIfCached(new byte[] {1}).known())
                             .then(Mono.fromFuture(() -> store.apply(new byte[] {2}, Record.value(1, new byte[] {3}))))

@@ -15,7 +15,7 @@ public final class TestStores {
     }
 
     public static RocksStore open(Path dir) {
-        return RocksStore.open(new StorageSettings(dir, 8 * 1024 * 1024, false, 10_000, 64L << 20, 64L << 20, HashRing::token), LastWriteWins.ORDER);
+        return RocksStore.open(new StorageSettings(dir, 8 * 1024 * 1024, false, 10_000, 64L << 20, 64L << 20, HashRing::token, 21_600), LastWriteWins.ORDER);
     }
 
     public static byte[] bytes(String text) {
