@@ -33,6 +33,6 @@ public class ApiConfiguration {
 
     @Bean
     ApiRoutes.Settings apiSettings(RingkvProperties properties) {
-        return new ApiRoutes.Settings(properties.maxValueBytes(), properties.overload().bodyTimeout());
+        return new ApiRoutes.Settings(properties.maxValueBytes(), properties.overload().bodyTimeout(), properties.maxTtl());
     }
 }

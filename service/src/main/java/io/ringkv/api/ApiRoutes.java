@@ -30,6 +30,7 @@ import io.ringkv.health.PeerMonitors;
 import io.ringkv.health.Readiness;
 import io.ringkv.metrics.ClientRequestMetrics;
 import io.ringkv.overload.AdmissionControl;
+import io.ringkv.record.HybridClock;
 import io.ringkv.peer.client.NodeInfoClient;
 import io.ringkv.peer.server.PeerServer;
 import io.ringkv.replication.Coordinator;
@@ -52,8 +53,9 @@ public class ApiRoutes {
      *
      * @param maxValueBytes the largest value a PUT may carry (ringkv.max-value-size)
      * @param bodyTimeout   how long a PUT's body may take to arrive (ringkv.overload.body-timeout)
+     * @param maxTtl        the longest time to live a PUT may give (ringkv.max-ttl)
      */
-    public record Settings(int maxValueBytes, Duration bodyTimeout) {
+    public record Settings(int maxValueBytes, Duration bodyTimeout, Duration maxTtl) {
     }
 
     /**
@@ -93,11 +95,11 @@ public class ApiRoutes {
 
     @Bean
     RouterFunction<ServerResponse> publicApi(Settings settings, Coordinator coordinator, ConditionalCoordinator conditional,
-            ClusterMembership membership,
+            HybridClock clock, ClusterMembership membership,
             PeerMonitors monitors, ObjectProvider<DnsDiscovery> discovery, PeerServer peerServer, AdmissionControl admission,
             ClientRequestMetrics metrics, RepairScheduler repairScheduler, DataMovement dataMovement, Readiness readiness,
             ObjectProvider<Restore> restore) {
-        var entities = new EntityHandler(coordinator, conditional, admission, settings.maxValueBytes(), settings.bodyTimeout());
+        var entities = new EntityHandler(coordinator, conditional, admission, clock, settings);
         Restore restores = restore.getIfAvailable();
         var cluster = new ClusterHandler(membership, monitors, discovery.getIfAvailable(), peerServer.port(), repairScheduler,
                 dataMovement, restores == null ? Optional::empty : restores::progress);

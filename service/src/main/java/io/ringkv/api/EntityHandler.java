@@ -23,7 +23,9 @@ import io.ringkv.conditional.Precondition;
 import io.ringkv.overload.AdmissionControl;
 import io.ringkv.overload.OverloadedException;
 import io.ringkv.record.KeyedRecord;
+import io.ringkv.record.HybridClock;
 import io.ringkv.record.Record;
+import io.ringkv.record.RecordCodec;
 import io.ringkv.replication.Coordinator;
 import io.ringkv.replication.Deadlines;
 import io.ringkv.replication.Placement;
@@ -43,19 +45,22 @@ final class EntityHandler {
     record ArrivedPut(ServerRequest request, byte[] key, byte[] value, AdmissionControl.Held held) {
     }
 
+    /** A GET's answer for a value that expires: the seconds it has left, rounded up. */
+    static final String TTL_HEADER = "Ringkv-TTL";
+
     private final Coordinator coordinator;
     private final ConditionalCoordinator conditional;
     private final AdmissionControl admission;
-    private final long maxValueBytes;
-    private final Duration bodyTimeout;
+    private final HybridClock clock;
+    private final ApiRoutes.Settings settings;
 
-    EntityHandler(Coordinator coordinator, ConditionalCoordinator conditional, AdmissionControl admission, long maxValueBytes,
-            Duration bodyTimeout) {
+    EntityHandler(Coordinator coordinator, ConditionalCoordinator conditional, AdmissionControl admission, HybridClock clock,
+            ApiRoutes.Settings settings) {
         this.coordinator = coordinator;
         this.conditional = conditional;
         this.admission = admission;
-        this.maxValueBytes = maxValueBytes;
-        this.bodyTimeout = bodyTimeout;
+        this.clock = clock;
+        this.settings = settings;
     }
 
     /**
@@ -66,6 +71,7 @@ final class EntityHandler {
      */
     Mono<ServerResponse> get(ServerRequest request) {
         byte[] key = EntityRequests.key(request);
+        EntityRequests.noTtl(request);
         Placement placement = coordinator.placement();
         if (EntityRequests.serial(request)) {
             var factor = EntityRequests.majority(request, placement, coordinator.replicationFactor());
@@ -78,15 +84,24 @@ final class EntityHandler {
         }
         AdmissionControl.Held held = admission.held();
         ExchangeCompletion.onComplete(request, held::release);
-        return coordinator.get(key, factor, placement, held).flatMap(EntityHandler::found);
+        return coordinator.get(key, factor, placement, held).flatMap(this::found);
     }
 
-    /** 200 with the value and its version's tag, or 404 for a tombstone or nothing. */
-    private static Mono<ServerResponse> found(Optional<Record> record) {
-        return record.isPresent() && !record.get().tombstone()
-                ? ServerResponse.ok().eTag(EntityTag.of(record.get())).contentType(MediaType.APPLICATION_OCTET_STREAM)
-                        .bodyValue(record.get().valueBuffer())
-                : ServerResponse.notFound().build();
+    /**
+     * 200 with the value, its version's tag, and for a value that expires the seconds it has left;
+     * 404 for nothing (the coordinators pass only a live value: no tombstone, nothing expired).
+     */
+    private Mono<ServerResponse> found(Optional<Record> live) {
+        if (live.isEmpty()) {
+            return ServerResponse.notFound().build();
+        }
+        Record record = live.get();
+        var response = ServerResponse.ok().eTag(EntityTag.of(record)).contentType(MediaType.APPLICATION_OCTET_STREAM);
+        if (record.expiresAt() != Record.NEVER) {
+            long leftMillis = Math.max(1, record.expiresAt() - clock.physicalNow());
+            response.header(TTL_HEADER, Long.toString((leftMillis + 999) / 1000));
+        }
+        return response.bodyValue(record.valueBuffer());
     }
 
     /**
@@ -99,8 +114,9 @@ final class EntityHandler {
         byte[] key = EntityRequests.key(request);
         // Bad parameters are refused before the body is waited for; checked again with the ring of the moment in put.
         factor(request, coordinator.placement());
+        EntityRequests.ttl(request, settings.maxTtl());
         long declared = request.headers().contentLength().orElse(-1);
-        if (declared > maxValueBytes) {
+        if (declared > settings.maxValueBytes()) {
             throw tooLarge();
         }
         if (declared > 0 && !admission.hasRoomFor(declared)) {
@@ -117,9 +133,9 @@ final class EntityHandler {
                 throw OverloadedException.bytesInFlight();
             }
         });
-        return DataBufferUtils.join(body, (int) maxValueBytes)
-                .timeout(Deadlines.delay(bodyTimeout), Mono.error(() -> new BadRequestException(HttpStatus.REQUEST_TIMEOUT,
-                        "the body did not arrive within ringkv.overload.body-timeout (" + bodyTimeout.toMillis() + " ms)")))
+        return DataBufferUtils.join(body, settings.maxValueBytes())
+                .timeout(Deadlines.delay(settings.bodyTimeout()), Mono.error(() -> new BadRequestException(HttpStatus.REQUEST_TIMEOUT,
+                        "the body did not arrive within ringkv.overload.body-timeout (" + settings.bodyTimeout().toMillis() + " ms)")))
                 .onErrorMap(DataBufferLimitException.class, error -> tooLarge())
                 .map(EntityHandler::drain)
                 .defaultIfEmpty(new byte[0])
@@ -133,9 +149,9 @@ final class EntityHandler {
 
     Mono<ServerResponse> put(ArrivedPut put) {
         Placement placement = coordinator.placement();
+        LongFunction<Record> version = version(put, placement);
         if (underConsensus(put.request())) {
-            byte[] value = put.value();
-            return conditional(put.request(), put.key(), timestamp -> Record.value(timestamp, value), placement,
+            return conditional(put.request(), put.key(), version, placement,
                     applied -> ServerResponse.status(HttpStatus.CREATED).eTag(EntityTag.of(applied)).build());
         }
         var factor = EntityRequests.replicas(put.request(), placement, coordinator.replicationFactor());
@@ -143,7 +159,7 @@ final class EntityHandler {
         return Mono.defer(() -> {
                     put.held().retain();
                     try {
-                        return coordinator.put(put.key(), put.value(), factor, placement, put.held()::release);
+                        return coordinator.put(put.key(), version, factor, placement, put.held()::release);
                     } catch (RuntimeException e) {
                         put.held().release(); // no replica was asked: nobody else will let go
                         throw e;
@@ -152,8 +168,28 @@ final class EntityHandler {
                 .then(ServerResponse.status(HttpStatus.CREATED).build());
     }
 
+    /**
+     * The version a PUT writes once the coordinator stamps it: its value, expiring after its
+     * {@code ttl} if it has one. A value that expires is written only once every member reads
+     * its form; until then (a rolling upgrade) such a PUT gets 503, and retries.
+     */
+    private LongFunction<Record> version(ArrivedPut put, Placement placement) {
+        byte[] value = put.value();
+        Optional<Duration> ttl = EntityRequests.ttl(put.request(), settings.maxTtl());
+        if (ttl.isEmpty()) {
+            return timestamp -> Record.value(timestamp, value);
+        }
+        if (!placement.everyMember(member -> member.recordFormat() >= RecordCodec.FORMAT_EXPIRING)) {
+            throw new OverloadedException("ttl: not every member runs a version that keeps values that expire (a rolling"
+                    + " upgrade, or a member that has not told its version yet): retry once every one does");
+        }
+        Duration lifetime = ttl.get();
+        return timestamp -> Record.expiringAfter(timestamp, value, lifetime);
+    }
+
     Mono<ServerResponse> delete(ServerRequest request) {
         byte[] key = EntityRequests.key(request);
+        EntityRequests.noTtl(request);
         Placement placement = coordinator.placement();
         if (underConsensus(request)) {
             return conditional(request, key, Record::tombstone, placement,
@@ -234,6 +270,6 @@ final class EntityHandler {
 
     private BadRequestException tooLarge() {
         return new BadRequestException(HttpStatus.CONTENT_TOO_LARGE,
-                "the value is larger than ringkv.max-value-size (" + maxValueBytes + " bytes)");
+                "the value is larger than ringkv.max-value-size (" + settings.maxValueBytes() + " bytes)");
     }
 }

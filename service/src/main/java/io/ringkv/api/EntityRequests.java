@@ -1,8 +1,13 @@
 package io.ringkv.api;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
+
+import org.springframework.boot.convert.DurationStyle;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -110,6 +115,40 @@ public final class EntityRequests {
             return Precondition.parse(request.headers().header(HttpHeaders.IF_MATCH), request.headers().header(HttpHeaders.IF_NONE_MATCH));
         } catch (IllegalArgumentException e) {
             throw new BadRequestException(e.getMessage());
+        }
+    }
+
+    /**
+     * The {@code ttl} parameter: how long a PUT's value lives, in seconds or with a unit (ms, s, m,
+     * h, d: {@code 30s}, {@code 5m}, {@code 24h}); at least 1 ms and at most ringkv.max-ttl.
+     * Absent: the value never expires.
+     */
+    static Optional<Duration> ttl(ServerRequest request, Duration max) {
+        String ttl = single(request, "ttl");
+        if (ttl == null) {
+            return Optional.empty();
+        }
+        Duration parsed;
+        try {
+            parsed = DurationStyle.SIMPLE.parse(ttl, ChronoUnit.SECONDS);
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new BadRequestException("'ttl' must be a number of seconds, or a number with a unit (ms, s, m, h or d)"
+                    + " such as 30s, 5m or 24h; got '" + ttl + "'");
+        }
+        if (parsed.toMillis() < 1) {
+            throw new BadRequestException("'ttl' must be at least 1 ms; got '" + ttl + "'");
+        }
+        if (parsed.compareTo(max) > 0) {
+            throw new BadRequestException("'ttl' must be at most ringkv.max-ttl (" + max.toSeconds() + " s); got '" + ttl + "'");
+        }
+        return Optional.of(parsed);
+    }
+
+    /** 400 for a {@code ttl} on a request other than a PUT: only a write of a value sets one. */
+    static void noTtl(ServerRequest request) {
+        if (single(request, "ttl") != null) {
+            throw new BadRequestException("'ttl' is for a PUT, which writes the value that expires; a " + request.method()
+                    + " takes none");
         }
     }
 

@@ -164,7 +164,7 @@ public final class ConditionalCoordinator {
             // promise that would preempt the round about to make it false (a hot key's losers).
             Optional<Record> held = replicas.heldHereIfCached(request.participants.all(), request.key);
             if (held.isPresent() && request.precondition.provedFalseBy(held.get())) {
-                return Mono.just(new Outcome.Refused(held));
+                return Mono.just(new Outcome.Refused(visibleAt(held, clock.physicalNow())));
             }
         }
         request.rounds++;
@@ -248,12 +248,17 @@ public final class ConditionalCoordinator {
                 done -> Optional.<Ballot>empty()).then();
     }
 
+    /**
+     * Reads and checks the condition as of the ballot's time: a value expired by then is absent.
+     * Later rounds have later ballots, so once one sees a value expired, every later one does.
+     */
     private Mono<Outcome> conclude(Request request, Ballot ballot, Optional<Record> current) {
+        Optional<Record> visible = visibleAt(current, HybridClock.physicalMillisOf(ballot.time()));
         if (request.isRead()) {
-            return Mono.just(new Outcome.Read(current));
+            return Mono.just(new Outcome.Read(visible));
         }
-        if (!request.precondition.holds(current)) {
-            Outcome refused = new Outcome.Refused(current);
+        if (!request.precondition.holds(visible)) {
+            Outcome refused = new Outcome.Refused(visible);
             // A proposal of its own that a minority accepted must never be chosen after this
             // answer: an empty proposal accepted by a majority under a higher ballot closes it.
             return request.proposed.isEmpty() ? Mono.just(refused) : accept(request, Proposal.empty(ballot)).thenReturn(refused);
@@ -262,6 +267,11 @@ public final class ConditionalCoordinator {
         Proposal mine = Proposal.of(ballot, request.update.apply(Math.max(clock.now(), after + 1)));
         request.proposed.put(ballot, mine.update());
         return accept(request, mine).then(commit(request, mine)).thenReturn(new Outcome.Applied(mine.update()));
+    }
+
+    /** What a client sees of the record at {@code millis}: nothing for a tombstone or a value expired by then. */
+    private static Optional<Record> visibleAt(Optional<Record> record, long millis) {
+        return record.filter(version -> version.liveAt(millis));
     }
 
     private Mono<Void> accept(Request request, Proposal proposal) {

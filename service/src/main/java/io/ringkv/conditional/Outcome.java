@@ -11,11 +11,11 @@ public sealed interface Outcome {
     record Applied(Record record) implements Outcome {
     }
 
-    /** The condition did not hold against {@code current} (empty: no record); nothing changed. */
+    /** The condition did not hold against {@code current}, the live value (empty: absent, deleted or expired); nothing changed. */
     record Refused(Optional<Record> current) implements Outcome {
     }
 
-    /** A linearizable read found {@code current} (tombstones included; empty: no record). */
+    /** A linearizable read found {@code current}, the live value (empty: absent, deleted or expired). */
     record Read(Optional<Record> current) implements Outcome {
     }
 }

@@ -10,7 +10,8 @@ import io.ringkv.record.Record;
  * A request's condition on the key's current version, from its {@code If-Match} and
  * {@code If-None-Match} headers, evaluated as RFC 9110 section 13.2.2 orders them: If-Match
  * first (strong comparison: a weak tag never matches), then If-None-Match (weak comparison). A
- * tombstone, or no record, is no current representation: it matches no tag, and not {@code *}.
+ * tombstone, an expired value, or no record, is no current representation: it matches no tag, and
+ * not {@code *} (the caller passes only a live value).
  * Plain Java.
  *
  * @param ifMatch     null without the header; else {@code ["*"]} or the tags listed
@@ -36,7 +37,7 @@ public record Precondition(List<String> ifMatch, List<String> ifNoneMatch) {
         return new Precondition(tags("If-Match", ifMatch), tags("If-None-Match", ifNoneMatch));
     }
 
-    /** Whether the condition holds for the key's current record (tombstones included; empty for none). */
+    /** Whether the condition holds for the key's current record (a tombstone and empty are absent). */
     public boolean holds(Optional<Record> current) {
         Optional<String> tag = current.filter(record -> !record.tombstone()).map(EntityTag::of);
         if (ifMatch != null) {

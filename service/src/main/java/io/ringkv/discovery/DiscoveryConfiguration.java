@@ -19,6 +19,7 @@ import io.ringkv.kubernetes.NodeZone;
 import io.ringkv.kubernetes.StatefulSetScale;
 import io.ringkv.ledger.RepairLedger;
 import io.ringkv.peer.client.NodeInfoClient;
+import io.ringkv.record.RecordCodec;
 import io.ringkv.replication.ReplicaDirectory;
 import io.ringkv.ring.ClusterMembership;
 import io.ringkv.ring.Member;
@@ -48,7 +49,8 @@ public class DiscoveryConfiguration {
             RepairLedger repairLedger, TlsProperties tls) {
         var cluster = properties.cluster();
         Member setUp = SelfZone.of(cluster, cluster.selfName(serverPort),
-                node -> NodeZone.atStart(RingkvProperties.Cluster.ZONE_FROM_NODE, node));
+                node -> NodeZone.atStart(RingkvProperties.Cluster.ZONE_FROM_NODE, node))
+                .with(Member.RECORD_FORMAT, String.valueOf(RecordCodec.NEWEST_FORMAT));
         Member self = inZoneJoinedIn(setUp, repairLedger);
         ClusterMembership membership = membership(self, cluster, repairLedger, tls);
         if (!self.equals(setUp) && self.zone().isPresent() && setUp.zone().isPresent()) {
@@ -97,7 +99,7 @@ public class DiscoveryConfiguration {
                 RingkvProperties.Cluster.ZONE, RingkvProperties.Cluster.ZONES_BY_ORDINAL,
                 self.zone().map(zone -> "'" + zone + "'").orElse("not set"),
                 joinedIn.map(zone -> "in zone '" + zone + "'").orElse("without a zone"));
-        return joinedIn.map(self::withZone).orElseGet(() -> Member.named(self.name()));
+        return joinedIn.map(self::withZone).orElseGet(self::withoutZone);
     }
 
     @Bean

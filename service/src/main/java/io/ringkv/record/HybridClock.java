@@ -43,6 +43,15 @@ public final class HybridClock {
     }
 
     /**
+     * The physical milliseconds of this clock now, without issuing a timestamp: the wall clock, or
+     * the latest timestamp issued or observed if that is ahead. What expiry is judged by: a node
+     * that has seen a write stamped after a value's expiry time sees that value expired.
+     */
+    public long physicalNow() {
+        return Math.max(physicalMillis.getAsLong(), physicalMillisOf(last.get()));
+    }
+
+    /**
      * Takes in a timestamp from another node (a write to store, a read's answer), so that this
      * clock's next readings are later than it.
      *

@@ -1,6 +1,7 @@
 package io.ringkv.record;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.Arrays;
 
 /**
@@ -47,6 +48,14 @@ public final class Record {
             throw new IllegalArgumentException("an expiry time must be positive: " + expiresAt);
         }
         return RecordCodec.encode(timestamp, false, expiresAt, value);
+    }
+
+    /**
+     * A value that lives for {@code ttl} from its timestamp's physical time: the coordinator that
+     * stamps it decides its expiry time, which every replica then keeps as it is.
+     */
+    public static Record expiringAfter(long timestamp, byte[] value, Duration ttl) {
+        return expiring(timestamp, value, HybridClock.physicalMillisOf(timestamp) + ttl.toMillis());
     }
 
     public static Record tombstone(long timestamp) {

@@ -41,7 +41,10 @@ public final class RecordCodec {
     public static final int MAX_HEADER_SIZE = EXPIRY_OFFSET + Long.BYTES;
 
     static final byte FORMAT_V1 = 1;
-    static final byte FORMAT_EXPIRING = 2;
+    /** The form of a value that expires: the first a replica must read to keep one. */
+    public static final byte FORMAT_EXPIRING = 2;
+    /** The newest form this node reads, which it tells its peers ({@code ring.Member#RECORD_FORMAT}). */
+    public static final int NEWEST_FORMAT = FORMAT_EXPIRING;
     static final byte FLAG_TOMBSTONE = 1;
 
     private RecordCodec() {

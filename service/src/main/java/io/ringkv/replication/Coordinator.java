@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -130,17 +131,18 @@ public final class Coordinator {
     }
 
     public Mono<Void> put(byte[] key, byte[] value, ReplicationFactor factor, Placement placement) {
-        return put(key, value, factor, placement, () -> { });
+        return put(key, timestamp -> Record.value(timestamp, value), factor, placement, () -> { });
     }
 
     /**
-     * Like {@link #put(byte[], byte[], ReplicationFactor, Placement)}, and runs
-     * {@code afterLastReplica} once every replica's write has ended (made, failed or hinted),
-     * which may be well after the answer: until then the value is still held, for the slower ones.
-     * It runs exactly once per subscription.
+     * Writes {@code version(timestamp)}, stamped by this node's clock (a value, or one that expires
+     * after its time to live), and runs {@code afterLastReplica} once every replica's write has
+     * ended (made, failed or hinted), which may be well after the answer: until then the value is
+     * still held, for the slower ones. It runs exactly once per subscription.
      */
-    public Mono<Void> put(byte[] key, byte[] value, ReplicationFactor factor, Placement placement, Runnable afterLastReplica) {
-        return write(key, Record.value(clock.now(), value), factor, placement, afterLastReplica);
+    public Mono<Void> put(byte[] key, LongFunction<Record> version, ReplicationFactor factor, Placement placement,
+            Runnable afterLastReplica) {
+        return write(key, version.apply(clock.now()), factor, placement, afterLastReplica);
     }
 
     public Mono<Void> delete(byte[] key, ReplicationFactor factor, Placement placement) {
@@ -256,12 +258,13 @@ public final class Coordinator {
             }
             clock.observe(answer.get().timestamp());
         }
-        return held(answer, hold).map(Coordinator::liveValue);
+        return held(answer, hold).map(this::liveValue);
     }
 
-    /** The record a client gets: none for a tombstone or no record. */
-    private static Optional<Record> liveValue(Optional<Record> newest) {
-        return newest.filter(record -> !record.tombstone());
+    /** The record a client gets: none for a tombstone, a value expired by now, or no record. */
+    private Optional<Record> liveValue(Optional<Record> newest) {
+        long now = clock.physicalNow();
+        return newest.filter(record -> record.liveAt(now));
     }
 
     private static Mono<Optional<Record>> held(Optional<Record> answer, AdmissionControl.Held hold) {
@@ -353,7 +356,8 @@ public final class Coordinator {
 
     /**
      * The live records of the whole cluster in {@code [start, end)}, in key order: a k-way merge of
-     * every member's sorted stream that keeps the newest version of each key and drops tombstones.
+     * every member's sorted stream that keeps the newest version of each key and drops tombstones
+     * and values expired by the time they are merged.
      * Every member must answer: a range that silently skipped one could miss keys it alone holds.
      */
     public Flux<KeyedRecord> range(byte[] start, byte[] end) {
@@ -367,7 +371,7 @@ public final class Coordinator {
         return Flux.mergeComparing(RANGE_PREFETCH, BY_KEY, sources)
                 .bufferUntilChanged(keyed -> ByteBuffer.wrap(keyed.key()))
                 .map(versions -> versions.stream().max(Comparator.comparing(KeyedRecord::record, LastWriteWins.ORDER)).orElseThrow())
-                .filter(keyed -> !keyed.record().tombstone());
+                .filter(keyed -> keyed.record().liveAt(clock.physicalNow()));
     }
 
     /**

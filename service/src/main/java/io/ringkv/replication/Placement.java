@@ -7,8 +7,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 import io.ringkv.ring.HashRing;
+import io.ringkv.ring.Member;
 
 /**
  * Where a request's keys live, as of one moment: the rings of one request, taken once so that the
@@ -40,6 +43,11 @@ public record Placement(HashRing current, HashRing future, Collection<HashRing> 
         Set<String> all = new LinkedHashSet<>(current.names());
         all.addAll(future.names());
         return all.size();
+    }
+
+    /** Whether every member, those joining or leaving included, is one {@code test} holds for. */
+    public boolean everyMember(Predicate<Member> test) {
+        return Stream.concat(current.members().stream(), future.members().stream()).allMatch(test);
     }
 
     /**

@@ -25,6 +25,13 @@ public record Member(String name, Map<String, String> attributes) {
     /** The zone a member runs in ({@code ringkv.cluster.zone}): what the ring spreads a key's replicas across. */
     public static final String ZONE = "zone";
 
+    /**
+     * The newest binary form of records the member reads ({@code record.RecordCodec}); a member
+     * that does not tell reads the first only. A form is written only once every member reads it:
+     * a value that expires reached an older replica as a record it refused.
+     */
+    public static final String RECORD_FORMAT = "record-format";
+
     /** At most this many attributes, each key and value at most {@link #MAX_TEXT_LENGTH} characters. */
     public static final int MAX_ATTRIBUTES = 16;
     public static final int MAX_TEXT_LENGTH = 63;
@@ -64,9 +71,27 @@ public record Member(String name, Map<String, String> attributes) {
 
     /** The same member in that zone, its other attributes kept. */
     public Member withZone(String zone) {
+        return with(ZONE, zone);
+    }
+
+    /** The same member with one attribute more (or changed). */
+    public Member with(String attribute, String value) {
         Map<String, String> attributes = new HashMap<>(this.attributes);
-        attributes.put(ZONE, zone);
+        attributes.put(attribute, value);
         return new Member(name, attributes);
+    }
+
+    /** The same member without a zone, its other attributes kept. */
+    public Member withoutZone() {
+        Map<String, String> attributes = new HashMap<>(this.attributes);
+        attributes.remove(ZONE);
+        return new Member(name, attributes);
+    }
+
+    /** The newest record format it told it reads ({@link #RECORD_FORMAT}); 1 for one that told none, or nonsense. */
+    public int recordFormat() {
+        String told = attributes.get(RECORD_FORMAT);
+        return told != null && told.matches("[1-9][0-9]{0,8}") ? Integer.parseInt(told) : 1;
     }
 
     /** The zone it told, if any. */

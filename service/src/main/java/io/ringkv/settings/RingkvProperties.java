@@ -34,6 +34,8 @@ import jakarta.validation.constraints.PositiveOrZero;
  *
  * @param dataDir       where RocksDB keeps this node's data
  * @param maxValueSize  the largest value a PUT may carry
+ * @param maxTtl        the longest time to live a PUT may give its value ({@code ttl}): a bound on
+ *                      mistakes, such as milliseconds given for seconds
  * @param cluster       who the node is and who its peers are
  * @param replication   how many replicas a key has and how the coordinator talks to them
  * @param clock         how far the nodes' clocks may disagree
@@ -56,6 +58,7 @@ import jakarta.validation.constraints.PositiveOrZero;
 public record RingkvProperties(
         @DefaultValue("./data") @WritableDirectory Path dataDir,
         @DefaultValue("4MB") DataSize maxValueSize,
+        @DefaultValue("365d") @Positive Duration maxTtl,
         @DefaultValue @Valid Cluster cluster,
         @DefaultValue @Valid Replication replication,
         @DefaultValue @Valid Clock clock,

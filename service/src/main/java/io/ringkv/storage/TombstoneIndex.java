@@ -38,13 +38,23 @@ public final class TombstoneIndex {
     }
 
     /**
-     * Drops the tombstones with a timestamp before {@code timestamp}, found through their index,
-     * each only if it is still the key's record. Blocking: it waits for the writer.
-     *
-     * @return how many were dropped
+     * What a purge dropped: tombstones, and values that expired (each as the tombstone it became,
+     * its value's bytes gone already in compaction).
      */
-    public long purgeTombstonesBefore(long timestamp) {
-        List<CompletableFuture<Boolean>> purges = new ArrayList<>();
+    public record Purged(long tombstones, long expired) {
+        public long total() {
+            return tombstones + expired;
+        }
+    }
+
+    /**
+     * Drops the tombstones with a timestamp before {@code timestamp}, and the values that expired
+     * before it, found through their index, each only if it is still the key's record. Blocking:
+     * it waits for the writer.
+     */
+    public Purged purgeTombstonesBefore(long timestamp) {
+        List<CompletableFuture<Boolean>> tombstones = new ArrayList<>();
+        List<CompletableFuture<Boolean>> expired = new ArrayList<>();
         store.guarded(() -> {
             try (ReadOptions options = new ReadOptions().setFillCache(false);
                     RocksIterator index = store.db().newIterator(store.families().tombstonesByTime(), options)) {
@@ -57,14 +67,17 @@ public final class TombstoneIndex {
                     }
                     byte[] key = new byte[entry.remaining()];
                     entry.get(key);
-                    byte[] expired = index.value();
-                    long version = expired.length == TIMESTAMP_BYTES ? ByteBuffer.wrap(expired).getLong() : deleted;
-                    purges.add(store.removeIfUnchanged(key, Record.tombstone(version)));
+                    byte[] version = index.value();
+                    if (version.length == TIMESTAMP_BYTES) {
+                        expired.add(store.removeIfUnchanged(key, Record.tombstone(ByteBuffer.wrap(version).getLong())));
+                    } else {
+                        tombstones.add(store.removeIfUnchanged(key, Record.tombstone(deleted)));
+                    }
                 }
                 index.status();
             }
             return null;
         });
-        return purges.stream().filter(CompletableFuture::join).count();
+        return new Purged(tombstones.stream().filter(CompletableFuture::join).count(), expired.stream().filter(CompletableFuture::join).count());
     }
 }

@@ -5,6 +5,7 @@ import java.time.Duration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.ringkv.health.BrokenLiveness;
 import io.ringkv.ledger.RepairLedger;
 import io.ringkv.ring.ClusterMembership;
@@ -39,10 +40,10 @@ public class TombstoneConfiguration {
      */
     @Bean
     TombstonePurge tombstonePurge(RocksStore store, Scheduler storageScheduler, PurgeHorizon purgeHorizon,
-            RingkvProperties properties) {
+            RingkvProperties properties, MeterRegistry meters) {
         Duration grace = properties.storage().tombstoneGracePeriod();
         Duration every = Duration.ofMillis(Math.clamp(grace.toMillis() / 10, 1_000, 3_600_000));
         return new TombstonePurge(store, storageScheduler, every,
-                () -> purgeHorizon.cutoff(System.currentTimeMillis() - grace.toMillis()));
+                () -> purgeHorizon.cutoff(System.currentTimeMillis() - grace.toMillis()), meters);
     }
 }

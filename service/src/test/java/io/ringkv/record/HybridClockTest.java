@@ -45,6 +45,19 @@ class HybridClockTest {
         assertThat(clock.now()).isGreaterThan(remote + 1);
     }
 
+    /** Expiry is judged by it: a node that has seen a later write judges as that write's coordinator would. */
+    @Test
+    void physicalNowIsTheWallClockOrTheLatestTimestampSeenIfAhead() {
+        assertThat(clock.physicalNow()).isEqualTo(1_700_000_000_000L);
+        clock.observe((1_700_000_000_000L + 300) << HybridClock.LOGICAL_BITS);
+        assertThat(clock.physicalNow()).isEqualTo(1_700_000_000_300L);
+        long issued = clock.now();
+        clock.physicalNow();
+        assertThat(clock.now()).as("reading it issues no timestamp").isEqualTo(issued + 1);
+        wallClock.addAndGet(1_000);
+        assertThat(clock.physicalNow()).isEqualTo(1_700_000_001_000L);
+    }
+
     @Test
     void refusesATimestampFurtherAheadThanTheMaxOffset() {
         long tooFar = (1_700_000_000_000L + 501) << HybridClock.LOGICAL_BITS;

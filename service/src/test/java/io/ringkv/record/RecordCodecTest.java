@@ -50,6 +50,15 @@ class RecordCodecTest {
         assertThatThrownBy(() -> Record.expiring(1, new byte[0], 0)).isInstanceOf(IllegalArgumentException.class);
     }
 
+    /** The coordinator's stamp decides the expiry: the timestamp's physical milliseconds plus the time to live. */
+    @Test
+    void aTimeToLiveCountsFromTheTimestampsPhysicalTime() {
+        long timestamp = HybridClock.timestampAt(1_700_000_000_000L) + 7;
+        Record expiring = Record.expiringAfter(timestamp, new byte[] {1}, java.time.Duration.ofSeconds(30));
+        assertThat(expiring.expiresAt()).isEqualTo(1_700_000_030_000L);
+        assertThat(expiring.timestamp()).isEqualTo(timestamp);
+    }
+
     @Test
     void hasATenByteHeader() {
         assertThat(Record.value(1, new byte[] {42}).encoded()).hasSize(RecordCodec.HEADER_SIZE + 1);

@@ -130,9 +130,9 @@ class ExpiringRecordsStoreTest {
         assertThat(store.get(b("live"))).contains(live);
 
         TombstoneIndex index = new TombstoneIndex(store);
-        assertThat(index.purgeTombstonesBefore(HybridClock.timestampAt(now - 2_000))).as("before its expiry").isZero();
+        assertThat(index.purgeTombstonesBefore(HybridClock.timestampAt(now - 2_000)).total()).as("before its expiry").isZero();
         assertThat(store.get(b("expired"))).isPresent();
-        assertThat(index.purgeTombstonesBefore(HybridClock.timestampAt(now))).as("past its expiry").isEqualTo(1);
+        assertThat(index.purgeTombstonesBefore(HybridClock.timestampAt(now)).expired()).as("past its expiry, counted as a value that expired").isEqualTo(1);
         assertThat(store.get(b("expired"))).isEmpty();
         assertThat(store.get(b("live"))).contains(live);
         assertThat(store.get(b("replaced"))).contains(Record.value(written + 1, b("kept")));
@@ -144,7 +144,7 @@ class ExpiringRecordsStoreTest {
         store = TestStores.open(dir);
         long now = System.currentTimeMillis();
         apply("expired", Record.expiring(5, b("gone"), now - 1_000));
-        assertThat(new TombstoneIndex(store).purgeTombstonesBefore(HybridClock.timestampAt(now))).isEqualTo(1);
+        assertThat(new TombstoneIndex(store).purgeTombstonesBefore(HybridClock.timestampAt(now)).expired()).isEqualTo(1);
         assertThat(store.get(b("expired"))).isEmpty();
         assertThat(store.isEmpty()).isTrue();
     }

@@ -33,7 +33,7 @@ public final class BlockHoundInstaller implements TestExecutionListener {
                 // (getIfCached never reads the disk, and apply only queues the write for the writer.)
                 .markAsBlocking(RocksStore.class, "get", "([B)Ljava/util/Optional;")
                 .markAsBlocking(RocksStore.class, "openRange", "([B[B)Lio/ringkv/storage/RangeCursor;")
-                .markAsBlocking(TombstoneIndex.class, "purgeTombstonesBefore", "(J)J")
+                .markAsBlocking(TombstoneIndex.class, "purgeTombstonesBefore", "(J)Lio/ringkv/storage/TombstoneIndex$Purged;")
                 .markAsBlocking(RangeCursor.class, "next", "()Lio/ringkv/storage/KeyedRecord;")
                 .markAsBlocking(RangeCursor.class, "close", "()V")
                 // Handing a task to a bounded-elastic scheduler (our storage scheduler) takes its
