@@ -62,6 +62,9 @@ final class ApiErrors {
             // A storage queue is full, or too many bytes are in flight: the client should come back shortly.
             return overloaded();
         }
+        if (error instanceof RetryLaterException later) {
+            return retryLater("Service Unavailable: " + later.getMessage());
+        }
         if (error instanceof RingNotKnownException) {
             // Still starting: a moment later (or another node) can answer.
             return retryLater(RING_NOT_KNOWN);

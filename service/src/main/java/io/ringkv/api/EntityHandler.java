@@ -180,7 +180,7 @@ final class EntityHandler {
             return timestamp -> Record.value(timestamp, value);
         }
         if (!placement.everyMember(member -> member.recordFormat() >= RecordCodec.FORMAT_EXPIRING)) {
-            throw new OverloadedException("ttl: not every member runs a version that keeps values that expire (a rolling"
+            throw new RetryLaterException("ttl: not every member runs a version that keeps values that expire (a rolling"
                     + " upgrade, or a member that has not told its version yet): retry once every one does");
         }
         Duration lifetime = ttl.get();

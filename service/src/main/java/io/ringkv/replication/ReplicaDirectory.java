@@ -218,8 +218,10 @@ public final class ReplicaDirectory implements AutoCloseable {
                 .orElse(false);
     }
 
+    /** What a member told: its state, and its attributes (the ring takes them at once, not at the next discovery round). */
     private void heard(String member, PeerStatus status) {
         MemberState.told(status.state()).ifPresent(reported -> membership.setState(member, purgeCheck.stateToHear(member, status, reported)));
+        membership.told(member, status.attributes());
     }
 
     /** Where keys live now: one snapshot of the rings, for one request; refused while the ring is not known. */

@@ -221,6 +221,18 @@ public final class ClusterMembership {
     }
 
     /**
+     * What a member told about itself (its attributes) in a ping or in an answer to one: the ring
+     * takes it as from a discovery round's probe, only sooner. A member not in the ring is ignored.
+     */
+    public void told(String member, Map<String, String> attributes) {
+        List<Member> members = ring().members();
+        if (members.stream().noneMatch(known -> known.name().equals(member) && !known.attributes().equals(attributes))) {
+            return;
+        }
+        update(members.stream().map(known -> known.name().equals(member) ? new Member(member, attributes) : known).toList());
+    }
+
+    /**
      * Replaces the ring when the members differ, logging the change once: in name or zone, as a new
      * version of the ring (keys move); in other attributes alone, as the same version (nothing moves).
      */

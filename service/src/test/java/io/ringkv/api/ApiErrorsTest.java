@@ -19,4 +19,13 @@ class ApiErrorsTest {
         assertThat(response.statusCode().value()).isEqualTo(503);
         assertThat(response.headers().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("1");
     }
+
+    @Test
+    void aRequestTheClusterCannotServeYetIsRetriedLaterWithTheReason() {
+        ServerResponse response = ApiErrors.answer(new RetryLaterException("ttl: not every member runs a version that ...")).block();
+
+        assertThat(response).isNotNull();
+        assertThat(response.statusCode().value()).isEqualTo(503);
+        assertThat(response.headers().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("1");
+    }
 }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -46,12 +47,16 @@ class BackupRestoreTest {
         Map<String, Object> settings = Map.of("ringkv.backup.target", root.resolve("store").toUri().toString(),
                 "ringkv.repair.enabled", "false");
         Map<String, Optional<String>> expected = new ConcurrentHashMap<>();
+        Map<String, Long> expiresAt = new HashMap<>();
         String backup;
         try (TestCluster old = TestCluster.start(3, root.resolve("old"), settings)) {
             WebClient client = WebClient.create(old.node(0).url());
             write(client, 0, KEYS, "first", expected);
             write(client, 0, KEYS / 3, "second", expected);
             delete(client, KEYS / 3, KEYS / 2, expected);
+            // Values that expire: in an hour (they come back expiring when they did), in a moment (gone by the restore).
+            expiresAt.putAll(writeExpiring(old, "lasting", "1h"));
+            expiresAt.putAll(writeExpiring(old, "fleeting", "1s"));
 
             // Clients go on writing other keys while the backup is taken.
             AtomicBoolean writing = new AtomicBoolean(true);
@@ -83,7 +88,33 @@ class BackupRestoreTest {
             });
             assertThat(wrong).as("keys that did not come back as acknowledged").isEmpty();
             assertThat(misplaced(restored, expected.keySet())).as("keys missing from one of their 3 owners").isEmpty();
+
+            assertThat(System.currentTimeMillis()).as("the fleeting ones expired before the restore ended")
+                    .isGreaterThan(expiresAt.get("fleeting-0"));
+            expiresAt.forEach((key, expiry) -> {
+                int status = client.get().uri("/v0/entity?id={key}&replicas=2/3", key).exchangeToMono(response ->
+                        Mono.just(response.statusCode().value())).block(Duration.ofSeconds(10));
+                assertThat(status).as(key).isEqualTo(key.startsWith("lasting") ? 200 : 404);
+                ClusterMembership membership = restored.node(0).bean(ClusterMembership.class);
+                for (String owner : membership.ring().replicasFor(key.getBytes(StandardCharsets.UTF_8), 3)) {
+                    TestNode node = restored.nodes().stream().filter(n -> n.url().equals(owner)).findFirst().orElseThrow();
+                    assertThat(node.stored(key)).as("%s on %s: restored with its expiry, even expired", key, owner)
+                            .hasValueSatisfying(record -> assertThat(record.expiresAt()).isEqualTo(expiry));
+                }
+            });
         }
+    }
+
+    /** Ten keys written with a ttl through node 0, by the expiry their owners hold. */
+    private static Map<String, Long> writeExpiring(TestCluster cluster, String prefix, String ttl) {
+        Map<String, Long> written = new HashMap<>();
+        for (int i = 0; i < 10; i++) {
+            String key = prefix + "-" + i;
+            cluster.client(0).put().uri("/v0/entity?id=" + key + "&replicas=3/3&ttl=" + ttl).bodyValue(key.getBytes())
+                    .exchange().expectStatus().isCreated();
+            written.put(key, cluster.node(1).stored(key).orElseThrow().expiresAt());
+        }
+        return written;
     }
 
     @Test

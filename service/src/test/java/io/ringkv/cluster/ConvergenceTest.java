@@ -55,15 +55,23 @@ class ConvergenceTest {
     }
 
     private void put(int node, String key, String value) {
-        cluster.client(node).put().uri("/v0/entity?id=" + key + "&replicas=2/3").bodyValue(value.getBytes())
-                .exchange().expectStatus().isEqualTo(HttpStatus.CREATED);
+        put(node, key, value, "");
+    }
+
+    private void put(int node, String key, String value, String ttl) {
+        cluster.client(node).put().uri("/v0/entity?id=" + key + "&replicas=2/3" + (ttl.isEmpty() ? "" : "&ttl=" + ttl))
+                .bodyValue(value.getBytes()).exchange().expectStatus().isEqualTo(HttpStatus.CREATED);
     }
 
     private void delete(int node, String key) {
         cluster.client(node).delete().uri("/v0/entity?id=" + key + "&replicas=2/3").exchange().expectStatus().isEqualTo(HttpStatus.ACCEPTED);
     }
 
-    /** Node 2 stopped; keys written and some deleted at 2/3 through nodes 0 and 1; node 2 started again. */
+    /**
+     * Node 2 stopped; keys written and some deleted at 2/3 through nodes 0 and 1, some with a time
+     * to live, an hour or a second (those expire while node 2 is down, over its older version);
+     * node 2 started again. A converged replica holds each expiry as the others do.
+     */
     private List<String> writeWhileNodeTwoIsDown() {
         List<String> keys = new ArrayList<>();
         for (int i = 0; i < KEYS; i++) {
@@ -72,12 +80,12 @@ class ConvergenceTest {
         }
         cluster.node(2).stop();
         for (int i = 0; i < KEYS; i++) {
-            put(i % 2, "during-" + i, "value-" + i);
+            put(i % 2, "during-" + i, "value-" + i, i % 5 == 0 ? "1h" : "");
             keys.add("during-" + i);
             if (i % 3 == 0) {
                 delete(i % 2, "before-" + i);
             } else {
-                put(i % 2, "before-" + i, "new-" + i);
+                put(i % 2, "before-" + i, "new-" + i, i % 7 == 0 ? "1s" : "");
             }
         }
         cluster.node(2).start();

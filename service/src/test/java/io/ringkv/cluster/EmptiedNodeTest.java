@@ -52,6 +52,12 @@ class EmptiedNodeTest {
                 cluster.client(0).put().uri("/v0/entity?id=" + key + "&replicas=3/3").bodyValue(("value of " + key).getBytes())
                         .exchange().expectStatus().isCreated();
             }
+            // Values that expire travel with their expiry, those expired already too (they hide older versions).
+            List<String> expiring = IntStream.range(0, 20).mapToObj(i -> "expiring-" + i).toList();
+            for (String key : expiring) {
+                cluster.client(0).put().uri("/v0/entity?id=" + key + "&replicas=3/3&ttl=" + (key.endsWith("0") ? "1ms" : "1h"))
+                        .bodyValue(key.getBytes()).exchange().expectStatus().isCreated();
+            }
             TestNode emptied = cluster.node(2);
             emptied.stop();
             assertThat(FileSystemUtils.deleteRecursively(dataRoot.resolve("node2"))).as("deleted").isTrue();
@@ -83,6 +89,10 @@ class EmptiedNodeTest {
                             .until(() -> peerView.state(back.url()) == MemberState.NORMAL);
                 }
                 assertThat(keys.stream().filter(key -> back.stored(key).isEmpty()).toList()).as("keys its own store lacks").isEmpty();
+                for (String key : expiring) {
+                    assertThat(back.stored(key)).as(key).isEqualTo(cluster.node(0).stored(key)).isPresent()
+                            .hasValueSatisfying(record -> assertThat(record.expiresAt()).isNotEqualTo(Record.NEVER));
+                }
             }
         }
     }

@@ -109,6 +109,9 @@ class MixedVersionIT {
             readers.add(Thread.ofVirtual().start(this::readUntilStopped));
         }
         awaitAcknowledged(LOAD_BEFORE_AND_AFTER, "before the upgrade");
+        // A value that expires would reach the previous version's replicas as a record they refuse.
+        assertThat(putWithTtl(nodes.get(2))).as("a ttl through the new node while old ones run")
+                .startsWith("503 ").contains("not every member runs a version that keeps values that expire");
         long upgrade = System.nanoTime();
         for (int i = 0; i < 2; i++) {
             NodeProcess old = nodes.get(i);
@@ -142,6 +145,9 @@ class MixedVersionIT {
                 assertThat(node.zonesKnown()).as("the members' zones as %s knows them", node.url()).isEqualTo(zones);
             }
         });
+        for (NodeProcess node : nodes) {
+            assertThat(putWithTtl(node)).as("a ttl through %s once all run this version", node.url()).startsWith("201 ");
+        }
         System.out.printf("mixed versions: %d writes acknowledged, 0 lost, zones known everywhere, kept where joined; %d s in all%n",
                 history.acknowledged(), secondsSince(started));
     }
@@ -149,6 +155,14 @@ class MixedVersionIT {
     /** The node of this version, with its zone. */
     private static NodeProcess zoned(List<NodeProcess> defined, int index) {
         return defined.get(index).with("--ringkv.cluster.zone=" + ZONES.get(index));
+    }
+
+    /** A PUT with a ttl through the node: its status and body. */
+    private String putWithTtl(NodeProcess node) throws IOException, InterruptedException {
+        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(node.url() + "/v0/entity?id=expiring&ttl=1h"))
+                .PUT(HttpRequest.BodyPublishers.ofString("value")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return answer.statusCode() + " " + answer.body();
     }
 
     /** Reads the writers' keys through random nodes until the load stops, counting what was not served. */

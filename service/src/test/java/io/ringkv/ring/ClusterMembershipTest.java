@@ -16,6 +16,21 @@ class ClusterMembershipTest {
 
     private final ClusterMembership membership = ClusterMembership.fixed(Member.named("a"), Member.named(List.of("a", "b", "c")), 16);
 
+    /** A member's attributes, told in a ping or an answer, are the ring's at once: no data moves for them. */
+    @Test
+    void whatAMemberTellsOfItselfIsTakenAtOnceWithoutANewVersion() {
+        long version = membership.view().version();
+        membership.told("b", Map.of(Member.RECORD_FORMAT, "2"));
+        assertThat(membership.ring().members()).contains(new Member("b", Map.of(Member.RECORD_FORMAT, "2")));
+        assertThat(membership.ring().members().stream().filter(member -> member.name().equals("b")).findFirst().orElseThrow()
+                .recordFormat()).isEqualTo(2);
+        assertThat(membership.view().version()).isEqualTo(version);
+        membership.told("x", Map.of(Member.RECORD_FORMAT, "2"));
+        assertThat(membership.ring().names()).as("not a member: ignored").containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(Member.named("c").recordFormat()).as("a member that told none reads the first").isEqualTo(1);
+        assertThat(new Member("c", Map.of(Member.RECORD_FORMAT, "x2")).recordFormat()).as("nor nonsense").isEqualTo(1);
+    }
+
     @Test
     void aJoiningMemberTakesWritesButNoReadsUntilItIsNormal() {
         membership.setState("c", MemberState.JOINING);
