@@ -152,6 +152,8 @@ function M.requests(store, replicas)
     return r
   end
   local suffix = (replicas or "") ~= "" and ("&replicas=" .. replicas) or ""
+  -- TTL (loadtest/expiry.sh): every PUT's value expires after it.
+  local put_suffix = suffix .. ((os.getenv("TTL") or "") ~= "" and ("&ttl=" .. os.getenv("TTL")) or "")
   local headers, put_headers = {}, { ["Content-Type"] = "application/octet-stream" }
   local token = os.getenv("RINGKV_TOKEN") or ""
   if token ~= "" then
@@ -159,7 +161,7 @@ function M.requests(store, replicas)
     put_headers["Authorization"] = headers["Authorization"]
   end
   function r.put(key, value)
-    return wrk.format("PUT", "/v0/entity?id=" .. key .. suffix, put_headers, value)
+    return wrk.format("PUT", "/v0/entity?id=" .. key .. put_suffix, put_headers, value)
   end
   function r.get(key)
     return wrk.format("GET", "/v0/entity?id=" .. key .. suffix, headers)
