@@ -54,7 +54,8 @@ apt_install wrk wrk "the load's client"
 ports=("$PORT_BASE" "$((PORT_BASE + 1))" "$((PORT_BASE + 2))")
 for port in "${ports[@]}"; do port_free "$port" || die "port $port is in use: set PORT_BASE to a free range"; done
 secret=$(random_secret)
-grace_seconds=$(( ${GRACE%?} * $(case ${GRACE: -1} in s) echo 1 ;; m) echo 60 ;; h) echo 3600 ;; esac) ))
+case ${GRACE: -1} in s) unit=1 ;; m) unit=60 ;; h) unit=3600 ;; esac
+grace_seconds=$((${GRACE%?} * unit))
 node_args=(--ringkv.storage.tombstone-grace-period="$GRACE" --ringkv.repair.interval="$((grace_seconds / 2))s"
   --ringkv.storage.expired-compaction-interval="$COMPACT_AFTER")
 

@@ -88,6 +88,8 @@ public final class RocksStore implements AutoCloseable {
     private final RocksDB db;
     private final Families families;
     /** The records' families, which this class reads itself. */
+    private static final String ACTIVE_MEMTABLE_ENTRIES = "rocksdb.num-entries-active-mem-table";
+
     private final ColumnFamilyHandle records;
     private final ColumnFamilyHandle expiring;
     private final WriteQueue writes;
@@ -97,6 +99,8 @@ public final class RocksStore implements AutoCloseable {
     private final Set<RangeCursor> openCursors = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
     /** Point reads answered from memory by getIfCached, and those that had to go to get. */
+    /** The records' and the expiring records' active memtable entries at the last {@link #flushIfQuiet}. */
+    private long recordsInMemtablesSeen = -1;
     private final LongAdder readsFromMemory = new LongAdder();
     private final LongAdder readsNotInMemory = new LongAdder();
 
@@ -350,6 +354,29 @@ public final class RocksStore implements AutoCloseable {
                 db.compactRange(family);
             }
             return null;
+        });
+    }
+
+    /**
+     * Flushes every memtable when no record was written since the last call and some are in
+     * memory: a store no longer written to would otherwise keep them, in memory and in its
+     * write-ahead log, for good, and compaction, which drops expired values and purged records,
+     * never sees what is only in a memtable. A store being written to flushes by itself. Blocking;
+     * for one periodic caller.
+     *
+     * @return whether it flushed
+     */
+    public boolean flushIfQuiet() {
+        return guarded(() -> {
+            long inMemtables = db.getLongProperty(records, ACTIVE_MEMTABLE_ENTRIES) + db.getLongProperty(expiring, ACTIVE_MEMTABLE_ENTRIES);
+            boolean quiet = inMemtables > 0 && inMemtables == recordsInMemtablesSeen;
+            recordsInMemtablesSeen = inMemtables;
+            if (quiet) {
+                try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+                    db.flush(flush, families.all());
+                }
+            }
+            return quiet;
         });
     }
 

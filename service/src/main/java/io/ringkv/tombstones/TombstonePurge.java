@@ -19,12 +19,14 @@ import io.ringkv.storage.TombstoneIndex;
 /**
  * Drops tombstones once they are older than the grace period, counted from the delete's own
  * timestamp: until then a replica that missed the delete can still learn of it instead of bringing
- * the value back. Values that expired go the same way, counted from their expiry. Runs every {@code every}, on the storage scheduler.
+ * the value back. Values that expired go the same way, counted from their expiry. Each pass also
+ * flushes a store that took no write since the last one ({@link RocksStore#flushIfQuiet}). Runs every {@code every}, on the storage scheduler.
  */
 public final class TombstonePurge extends PeriodicTask {
 
     private static final Logger log = LoggerFactory.getLogger(TombstonePurge.class);
 
+    private final RocksStore store;
     private final TombstoneIndex tombstones;
     private final Scheduler storage;
     private final Duration every;
@@ -34,6 +36,7 @@ public final class TombstonePurge extends PeriodicTask {
 
     /** @param cutoff the timestamp before which a tombstone may go (now minus the grace period) */
     public TombstonePurge(RocksStore store, Scheduler storage, Duration every, LongSupplier cutoff, MeterRegistry meters) {
+        this.store = store;
         this.tombstones = new TombstoneIndex(store);
         this.storage = storage;
         this.every = every;
@@ -54,6 +57,9 @@ public final class TombstonePurge extends PeriodicTask {
         if (dropped.total() > 0) {
             log.info("dropped {} tombstones and {} values that expired, past the grace period", dropped.tombstones(), dropped.expired());
         }
+        // What was dropped, and values that expired, leave the disk in compaction, which a record
+        // still in a memtable never goes through: a store no longer written to flushes here.
+        store.flushIfQuiet();
         return dropped;
     }
 

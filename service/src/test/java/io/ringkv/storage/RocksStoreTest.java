@@ -46,6 +46,22 @@ class RocksStoreTest {
     }
 
     /** Applies through the writer and waits: whether the record was written. */
+    /** A store no longer written to flushes its memtables (so compaction can reach what they hold); one being written to does not. */
+    @Test
+    void aStoreFlushesOnlyOnceNoRecordWasWrittenSinceItLastLooked() throws Exception {
+        open();
+        apply("a", Record.value(1, b("v")));
+        apply("b", Record.expiring(2, b("v"), 1_000));
+        assertThat(store.flushIfQuiet()).as("the first look only counts").isFalse();
+        apply("c", Record.value(3, b("v")));
+        assertThat(store.flushIfQuiet()).as("written since").isFalse();
+        assertThat(store.flushIfQuiet()).as("quiet").isTrue();
+        assertThat(store.longProperty("rocksdb.num-entries-active-mem-table")).isZero();
+        assertThat(store.longProperty("rocksdb.total-sst-files-size")).as("flushed to files").isPositive();
+        assertThat(store.flushIfQuiet()).as("nothing left in memory").isFalse();
+        assertThat(store.get(b("c"))).contains(Record.value(3, b("v")));
+    }
+
     private boolean apply(String key, Record record) {
         return apply(b(key), record);
     }

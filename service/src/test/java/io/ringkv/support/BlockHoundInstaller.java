@@ -34,6 +34,7 @@ public final class BlockHoundInstaller implements TestExecutionListener {
                 .markAsBlocking(RocksStore.class, "get", "([B)Ljava/util/Optional;")
                 .markAsBlocking(RocksStore.class, "openRange", "([B[B)Lio/ringkv/storage/RangeCursor;")
                 .markAsBlocking(TombstoneIndex.class, "purgeTombstonesBefore", "(J)Lio/ringkv/storage/TombstoneIndex$Purged;")
+                .markAsBlocking(RocksStore.class, "flushIfQuiet", "()Z")
                 .markAsBlocking(RangeCursor.class, "next", "()Lio/ringkv/storage/KeyedRecord;")
                 .markAsBlocking(RangeCursor.class, "close", "()V")
                 // Handing a task to a bounded-elastic scheduler (our storage scheduler) takes its
