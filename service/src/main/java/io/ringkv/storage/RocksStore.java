@@ -359,10 +359,13 @@ public final class RocksStore implements AutoCloseable {
 
     /**
      * Flushes every memtable when no record was written since the last call and some are in
-     * memory: a store no longer written to would otherwise keep them, in memory and in its
-     * write-ahead log, for good, and compaction, which drops expired values and purged records,
-     * never sees what is only in a memtable. A store being written to flushes by itself. Blocking;
-     * for one periodic caller.
+     * memory, then compacts the two indexes: a store no longer written to would otherwise keep
+     * them, in memory and in its write-ahead log, for good, and compaction, which drops expired
+     * values and purged records, never sees what is only in a memtable. The indexes' few files
+     * would stay in level 0 (a purge's deletes in one, the entries they delete in another, each
+     * rewritten alone by periodic compaction); compacted whole, the two cancel out. They hold
+     * keys only: a small part of the store, rewritten once per quiet spell. A store being written
+     * to flushes and compacts by itself. Blocking; for one periodic caller.
      *
      * @return whether it flushed
      */
@@ -375,6 +378,8 @@ public final class RocksStore implements AutoCloseable {
                 try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
                     db.flush(flush, families.all());
                 }
+                db.compactRange(families.tombstonesByTime());
+                db.compactRange(families.byToken());
             }
             return quiet;
         });

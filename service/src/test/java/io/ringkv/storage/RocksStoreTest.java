@@ -46,6 +46,20 @@ class RocksStoreTest {
     }
 
     /** Applies through the writer and waits: whether the record was written. */
+    /** More than one batch of removals: the purge queues them a thousand at a time, and counts each. */
+    @Test
+    void aPurgeOfManyGoesBatchByBatchAndCountsEveryOne() {
+        open();
+        for (int i = 0; i < 2_500; i++) {
+            apply("deleted-" + i, Record.tombstone(100 + i));
+            apply("expired-" + i, Record.expiring(100 + i, b("v"), 1_000 + i));
+        }
+        TombstoneIndex.Purged purged = new TombstoneIndex(store).purgeTombstonesBefore(Long.MAX_VALUE);
+        assertThat(purged.tombstones()).isEqualTo(2_500);
+        assertThat(purged.expired()).isEqualTo(2_500);
+        assertThat(store.isEmpty()).isTrue();
+    }
+
     /** A store no longer written to flushes its memtables (so compaction can reach what they hold); one being written to does not. */
     @Test
     void aStoreFlushesOnlyOnceNoRecordWasWrittenSinceItLastLooked() throws Exception {
