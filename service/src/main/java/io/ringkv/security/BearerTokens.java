@@ -2,9 +2,11 @@ package io.ringkv.security;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import java.util.Set;
 
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.AuthenticationException;
 import org.springframework.security.web.server.authentication.ServerAuthenticationConverter;
@@ -32,16 +34,28 @@ final class BearerTokens implements ServerAuthenticationConverter {
 
     @Override
     public Mono<Authentication> convert(ServerWebExchange exchange) {
-        var request = exchange.getRequest();
+        try {
+            // No token: the request is anonymous, and the access rules decide whether it may go on.
+            return Mono.justOrEmpty(presented(exchange.getRequest())).map(ClientAuthentication::presented);
+        } catch (QueryStringTokenException inQuery) {
+            return Mono.error(inQuery);
+        }
+    }
+
+    /**
+     * The token a request presents in its {@code Authorization: Bearer} header; none without one.
+     *
+     * @throws QueryStringTokenException if the request carries a token in its query string
+     */
+    static Optional<String> presented(ServerHttpRequest request) {
         if (carriesToken(request.getURI().getRawQuery())) {
-            return Mono.error(new QueryStringTokenException());
+            throw new QueryStringTokenException();
         }
         String header = request.getHeaders().getFirst(HttpHeaders.AUTHORIZATION);
         if (header == null || !header.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
-            // No token: the request is anonymous, and the access rules decide whether it may go on.
-            return Mono.empty();
+            return Optional.empty();
         }
-        return Mono.just(ClientAuthentication.presented(header.substring(SCHEME.length()).strip()));
+        return Optional.of(header.substring(SCHEME.length()).strip());
     }
 
     /**

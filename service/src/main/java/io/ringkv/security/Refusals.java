@@ -5,13 +5,13 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
-import org.springframework.security.core.AuthenticationException;
 import org.springframework.security.web.server.ServerAuthenticationEntryPoint;
 import org.springframework.security.web.server.authentication.ServerAuthenticationFailureHandler;
 import org.springframework.security.web.server.authorization.ServerAccessDeniedHandler;
@@ -86,16 +86,20 @@ final class Refusals {
         return (exchange, error) -> refuse(exchange, Reason.MISSING_TOKEN);
     }
 
-    /** A token that is not known, or one in the query string; an unknown one counts against its address. */
+    /** A token that is not known, or one in the query string. */
     ServerAuthenticationFailureHandler badToken() {
-        return (filterExchange, error) -> {
-            Reason reason = reasonOf(error);
-            String address = addressOf(filterExchange.getExchange());
-            if (reason == Reason.UNKNOWN_TOKEN && address != null) {
-                throttle.failed(address);
-            }
-            return refuse(filterExchange.getExchange(), reason);
-        };
+        return (filterExchange, error) -> error instanceof BearerTokens.QueryStringTokenException
+                ? refuse(filterExchange.getExchange(), Reason.QUERY_TOKEN)
+                : unknownToken(filterExchange.getExchange());
+    }
+
+    /** A token that is not one of the client tokens: it counts against its address. */
+    Mono<Void> unknownToken(ServerWebExchange exchange) {
+        String address = addressOf(exchange);
+        if (address != null) {
+            throttle.failed(address);
+        }
+        return refuse(exchange, Reason.UNKNOWN_TOKEN);
     }
 
     /**
@@ -103,18 +107,21 @@ final class Refusals {
      * ones is refused without checking it. Requests without a token go on, to be decided as ever.
      */
     WebFilter throttled() {
-        return (exchange, chain) -> {
-            String address = addressOf(exchange);
-            if (address == null || !exchange.getRequest().getHeaders().containsHeader(HttpHeaders.AUTHORIZATION)) {
-                return chain.filter(exchange);
-            }
-            return throttle.refusedFor(address).map(left -> {
-                // Whole seconds, rounded up: a client that waits that long is let through.
-                long seconds = Math.max(1, left.plusNanos(999_999_999).toSeconds());
-                exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
-                return refuse(exchange, Reason.THROTTLED);
-            }).orElseGet(() -> chain.filter(exchange));
-        };
+        return (exchange, chain) -> ifThrottled(exchange).orElseGet(() -> chain.filter(exchange));
+    }
+
+    /** The refusal of a request with a token from a throttled address, if it is one. */
+    Optional<Mono<Void>> ifThrottled(ServerWebExchange exchange) {
+        String address = addressOf(exchange);
+        if (address == null || !exchange.getRequest().getHeaders().containsHeader(HttpHeaders.AUTHORIZATION)) {
+            return Optional.empty();
+        }
+        return throttle.refusedFor(address).map(left -> {
+            // Whole seconds, rounded up: a client that waits that long is let through.
+            long seconds = Math.max(1, left.plusNanos(999_999_999).toSeconds());
+            exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
+            return refuse(exchange, Reason.THROTTLED);
+        });
     }
 
     /** The client's IP address, as the connection shows it (a proxy's headers are not trusted). */
@@ -128,11 +135,7 @@ final class Refusals {
         return (exchange, denied) -> refuse(exchange, Reason.FORBIDDEN);
     }
 
-    private static Reason reasonOf(AuthenticationException error) {
-        return error instanceof BearerTokens.QueryStringTokenException ? Reason.QUERY_TOKEN : Reason.UNKNOWN_TOKEN;
-    }
-
-    private Mono<Void> refuse(ServerWebExchange exchange, Reason reason) {
+    Mono<Void> refuse(ServerWebExchange exchange, Reason reason) {
         counters.get(reason).increment();
         long suppressed = logLimit.record();
         var request = exchange.getRequest();

@@ -17,6 +17,7 @@ import org.springframework.security.web.server.WebFilterChainProxy;
 import org.springframework.security.web.server.authentication.AuthenticationWebFilter;
 import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
 import org.springframework.security.web.server.firewall.ServerWebExchangeFirewall;
+import org.springframework.security.web.server.firewall.StrictServerWebExchangeFirewall;
 import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
 import org.springframework.security.web.server.util.matcher.ServerWebExchangeMatcher;
 
@@ -42,7 +43,7 @@ public class SecurityConfiguration {
 
     @Bean
     SecurityWebFilterChain clientAccess(ServerHttpSecurity http, SecurityProperties settings,
-            ReactiveAuthenticationManager tokenManager, MeterRegistry meters) {
+            ReactiveAuthenticationManager tokenManager, ObjectProvider<Refusals> refusalsWhenOn) {
         http.httpBasic(ServerHttpSecurity.HttpBasicSpec::disable)
                 .formLogin(ServerHttpSecurity.FormLoginSpec::disable)
                 .logout(ServerHttpSecurity.LogoutSpec::disable)
@@ -55,21 +56,38 @@ public class SecurityConfiguration {
                     .headers(ServerHttpSecurity.HeaderSpec::disable)
                     .build();
         }
-        var throttle = settings.throttle();
-        var refusals = new Refusals(meters,
-                new FailedTokenThrottle(throttle.failures(), throttle.window(), throttle.addresses(), System::nanoTime));
+        Refusals refusals = refusalsWhenOn.getObject();
         var bearer = new AuthenticationWebFilter(tokenManager);
         bearer.setServerAuthenticationConverter(new BearerTokens());
         bearer.setAuthenticationFailureHandler(refusals.badToken());
         // The security headers (Cache-Control, X-Frame-Options, HSTS...) are for browsers; a
         // key-value API's clients are programs, and writing them cost heap on every answer.
-        return http.headers(ServerHttpSecurity.HeaderSpec::disable)
+        return http.securityMatcher(exchange -> DataRouteAccess.decided(exchange)
+                        ? ServerWebExchangeMatcher.MatchResult.notMatch()
+                        : ServerWebExchangeMatcher.MatchResult.match())
+                .headers(ServerHttpSecurity.HeaderSpec::disable)
                 .addFilterBefore(refusals.throttled(), SecurityWebFiltersOrder.AUTHENTICATION)
                 .addFilterAt(bearer, SecurityWebFiltersOrder.AUTHENTICATION)
                 .exceptionHandling(handling -> handling.authenticationEntryPoint(refusals.missingToken())
                         .accessDeniedHandler(refusals.forbidden()))
                 .authorizeExchange(exchanges -> exchanges.anyExchange().access(new RouteAuthorization()))
                 .build();
+    }
+
+    /** The refusals' counters and the throttle of unknown tokens, one for the data routes and the chain. */
+    @Bean
+    @ConditionalOnBooleanProperty("ringkv.security.enabled")
+    Refusals refusals(SecurityProperties settings, MeterRegistry meters) {
+        var throttle = settings.throttle();
+        return new Refusals(meters,
+                new FailedTokenThrottle(throttle.failures(), throttle.window(), throttle.addresses(), System::nanoTime));
+    }
+
+    /** The data routes' bearer check, ahead of the chain. */
+    @Bean
+    @ConditionalOnBooleanProperty("ringkv.security.enabled")
+    DataRouteAccess dataRouteAccess(ClientTokens clientTokens, Refusals refusals) {
+        return new DataRouteAccess(clientTokens, refusals);
     }
 
     /**
@@ -101,12 +119,26 @@ public class SecurityConfiguration {
     /**
      * Off, Spring Security's firewall must not answer either: it refuses some spellings of a path
      * (a {@code ;}, an encoded character) with its own 400 before any chain is asked, where the
-     * node answers them as it always has. On, it stays, in front of {@link AccessRules}.
+     * node answers them as it always has.
      */
     @Bean
     @ConditionalOnBooleanProperty(name = "ringkv.security.enabled", havingValue = false, matchIfMissing = true)
     ServerWebExchangeFirewall noFirewallWhenOff() {
         return ServerWebExchangeFirewall.INSECURE_NOOP;
+    }
+
+    /**
+     * On, it stays in front of {@link AccessRules}, but for the requests {@link DataRouteAccess}
+     * decided: their path is one of two exact spellings and their method one of four, so no rule
+     * can be reached by an odd path, which is what the firewall guards; its other checks, of each
+     * header and parameter as the route reads them, would wrap every data request's exchange, and
+     * the data routes answer the same bytes as they do with security off.
+     */
+    @Bean
+    @ConditionalOnBooleanProperty("ringkv.security.enabled")
+    ServerWebExchangeFirewall firewallBesideDataRoutes() {
+        var strict = new StrictServerWebExchangeFirewall();
+        return exchange -> DataRouteAccess.decided(exchange) ? Mono.just(exchange) : strict.getFirewalledExchange(exchange);
     }
 
     /** The tokens, read at start and again when their file changes; only when clients need them. */
