@@ -16,7 +16,7 @@
 # non-2xx answers.
 #
 # Settings (environment): WARMUP=90s DURATION=20s KEYSPACE=5000 VALUE_SIZE=1400 READ_RATIO=0.5
-# REPLICAS=2/3 (cluster only) JVM_FLAGS="" (more JVM flags for JAR_B's nodes only, to measure
+# SETTLE=20 REPLICAS=2/3 (cluster only) JVM_FLAGS="" (more JVM flags for JAR_B's nodes only, to measure
 # flags: give the same jar twice; e.g. "-XX:-UseG1GC -XX:+UseZGC"). B_SECURE=all runs JAR_B's nodes
 # with TLS on every port and bearer tokens required (a fresh CA and node certificate from openssl;
 # wrk sends an admin token), to measure what access control costs: give the same jar twice;
@@ -103,6 +103,16 @@ allocated() {
   echo "$sum"
 }
 
+# The run's stores removed and the page cache written back, then SETTLE seconds idle (default 20),
+# before the next run starts. Without it the first run of each pair was ~20 % faster than the
+# second, whichever build it was (the stopped run's stores written back during the next); with it,
+# not (loadtest/BENCHMARKS.md, plain requests before and after expiry).
+settle() { # label
+  rm -rf "$work/$1"-[0-9]*/
+  sync
+  sleep "${SETTLE:-20}"
+}
+
 run() { # label jar secure [jvm flags]
   local label=$1 jar=$2 flag flags jvm=() peers=""
   read -ra flags <<<"${4:-}" # split on blanks only, unglobbed (-Xlog:gc*:file=...)
@@ -135,6 +145,7 @@ run() { # label jar secure [jvm flags]
   after=$(cpu_ticks "${pids[@]}") machine_after=$(machine_ticks) jit_after=$(compiler_ticks "${pids[@]}")
   local allocated_after; allocated_after=$(allocated)
   stop_nodes
+  settle "$label"
   python3 - "$work/$label" "$label" "$((after - before))" "$(getconf CLK_TCK)" "$seconds" "$((allocated_after - allocated_before))" \
     "$((machine_after - machine_before - (after - before)))" "$((jit_after - jit_before))" <<'PY'
 import re, sys
