@@ -26,6 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bin/lib/common.sh
 . loadtest/lib/cpu.sh # cpu_ticks, compiler_ticks, machine_ticks
+. loadtest/lib/pki.sh # make_pki, ringkv_tls_settings
 
 rounds=3 target=cluster
 while [ $# -gt 0 ]; do
@@ -65,15 +66,8 @@ scheme=http secure_args=() token=""
 b_secure=${B_SECURE:-none}
 case $b_secure in none|tls|tokens|all) ;; *) die "B_SECURE is none, tls, tokens or all; got $b_secure" ;; esac
 if [ "$b_secure" != none ]; then
-  command -v openssl >/dev/null || die "B_SECURE needs openssl: apt-get install -y openssl"
-  # One CA, one certificate for 127.0.0.1 that every node serves and presents to its peers.
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=ab-ca \
-    -keyout "$work/ca.key" -out "$work/ca.crt" 2>/dev/null
-  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=127.0.0.1 \
-    -keyout "$work/node.key" -out "$work/node.csr" 2>/dev/null
-  openssl x509 -req -in "$work/node.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial -days 2 \
-    -extfile <(printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n') \
-    -out "$work/node.crt" 2>/dev/null
+  make_pki "$work"
+  ringkv_tls_settings "$work" # sets ringkv_tls_args
   secure_token=ab-token-$(openssl rand -hex 16)
   printf '%s admin ab\n' "$secure_token" >"$work/tokens"
 fi
@@ -120,8 +114,7 @@ run() { # label jar secure [jvm flags]
   scheme=http secure_args=() token="" CURL_CA=""
   if [ "$3" = tls ] || [ "$3" = all ]; then
     scheme=https CURL_CA=$work/ca.crt
-    secure_args+=(--ringkv.tls.enabled=true --ringkv.tls.certificate="$work/node.crt"
-      --ringkv.tls.private-key="$work/node.key" --ringkv.tls.ca="$work/ca.crt")
+    secure_args+=("${ringkv_tls_args[@]}")
   fi
   if [ "$3" = tokens ] || [ "$3" = all ]; then
     token=$secure_token

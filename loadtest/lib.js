@@ -168,7 +168,8 @@ export function entityUrl(id) {
 }
 
 // RINGKV_TOKEN: a token of role write (or admin) for a store with security on (the chart's Job
-// takes it from the release's Secret); unset for bin/cluster and loadtest/run.sh (plain http).
+// takes it from the release's Secret, loadtest/run.sh's cluster-secure makes one); unset for a
+// store without security (bin/cluster).
 const token = env('RINGKV_TOKEN', '');
 export const authHeaders = token === '' ? {} : { Authorization: `Bearer ${token}` };
 
@@ -206,7 +207,11 @@ const rangeParams = {
 
 // etcd's gateway takes JSON with base64 keys and values; its reads are linearizable by default
 // (a quorum read through the leader), its writes go through Raft with an fsync on each member.
-const etcdJson = { 'Content-Type': 'application/json' };
+// ETCD_TOKEN: the token of an etcd with auth on (loadtest/run.sh's etcd-secure), which its gateway
+// takes as the Authorization header, bare.
+const etcdToken = env('ETCD_TOKEN', '');
+const etcdJson = Object.assign({ 'Content-Type': 'application/json' },
+  etcdToken === '' ? {} : { Authorization: etcdToken });
 const value64 = encoding.b64encode(value);
 const etcdParams = (params) => Object.assign({}, params, { headers: etcdJson });
 const etcdGetParams = etcdParams(getParams);

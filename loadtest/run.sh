@@ -9,6 +9,7 @@
 #   loadtest/run.sh
 #   RATES="200" DURATION=5s KEYSPACE=2000 SCENARIOS="get mixed" REPLICAS_LIST="2/3" loadtest/run.sh
 #   JAR=/tmp/a.jar TARGETS=cluster loadtest/run.sh; JAR=/tmp/b.jar TARGETS=cluster loadtest/run.sh
+#   TARGETS="cluster etcd cluster-secure etcd-secure" SCENARIOS= loadtest/run.sh   # plain and secure, wrk only
 #
 # Settings (environment):
 #   TARGETS        "cluster cluster-sync single netty webflux etcd"   what to measure, in this order:
@@ -20,8 +21,15 @@
 #                                  WebFlux's functional endpoints, the framework ringkv's API runs on
 #                    etcd          three etcd members (Raft, fsync per write on every member; reads
 #                                  linearizable), through etcd's JSON gateway; no range, no replicas
+#                    cluster-secure  three ringkv nodes as the chart installs them: TLS on every port,
+#                                  mutual between nodes, and bearer tokens required (the load sends
+#                                  one of role write); a fresh CA and certificate from openssl
+#                    etcd-secure   three etcd members secured alike: HTTPS on the client port, mutual
+#                                  TLS between members, auth on with a user whose role may read and
+#                                  write the benchmark's keys (its simple token sent by the load)
 #                  (BASELINES is gone: name the baselines in TARGETS)
-#   SCENARIOS      put get mixed range       scenarios to run (loadtest/kv.js)
+#   SCENARIOS      put get mixed range       scenarios to run (loadtest/kv.js); empty runs none (the
+#                                             warm-up, the fill and wrk still run)
 #   REPLICAS_LIST  "2/3 3/3"                  replicas for put/get/mixed on the clusters; "default"
 #                                             sends none (majority); range never takes replicas
 #   RATES          "300 600 1200 2400"        offered rates (requests/s), one k6 run each; on a
@@ -52,7 +60,8 @@
 #   NODE_HEAP      256m                       -Xmx of every JVM started (ringkv nodes: bin/node --heap,
 #                                             direct memory a quarter of it)
 #   PORT_BASE      18080                      clusters on PORT_BASE..+2, single node +10, netty +11, webflux +12,
-#                                             etcd clients +20..+22 and peers +30..+32
+#                                             etcd clients +20..+22 and peers +30..+32 (the secure
+#                                             targets on the same ports as the plain ones)
 #   SLOW_NODE_DELAY  unset                    e.g. 50ms: the clusters' third node answers every replica
 #                                             call that much late (ringkv.testing.replica-delay, from
 #                                             the tests' service/target/ringkv-faults.jar)
@@ -65,7 +74,7 @@
 #   K6=path        the k6 binary to use
 #   FAIL_ON_THRESHOLDS=1  exit 1 when a run missed its thresholds (default: report them, exit 0)
 # wrk and etcd come from Debian's packages (wrk, etcd-server): installed with apt-get when missing
-# (as root). Everything else (VUS, MAX_VUS, P99_MS, DISTRIBUTION, READ_RATIO, RANGE_SIZE, EXECUTOR,
+# (as root); the secure targets need openssl. Everything else (VUS, MAX_VUS, P99_MS, DISTRIBUTION, READ_RATIO, RANGE_SIZE, EXECUTOR,
 # ...) is passed through to k6: see loadtest/BENCHMARKS.md. Only loopback addresses are ever targeted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -77,6 +86,7 @@ LOG_NAME=loadtest
 . loadtest/lib/profiler.sh    # fetch_async_profiler, profile_start, profile_stop
 . loadtest/lib/environment.sh # find_python, baseline_classpath, describe_run
 . loadtest/lib/ringkv.sh      # ringkv_launcher, start_ringkv, wait_ringkv_ready, start_cluster
+. loadtest/lib/pki.sh         # make_pki, ringkv_tls_settings
 . loadtest/lib/measure.sh     # run_k6, run_wrk, measure
 
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
@@ -87,7 +97,7 @@ fi
 [ -z "${BASELINES+x}" ] || die "BASELINES is gone: use TARGETS, e.g. TARGETS=\"cluster single netty\" (default: \"cluster cluster-sync single netty webflux etcd\")"
 
 TARGETS=${TARGETS:-"cluster cluster-sync single netty webflux etcd"}
-SCENARIOS=${SCENARIOS:-"put get mixed range"}
+SCENARIOS=${SCENARIOS-"put get mixed range"}
 REPLICAS_LIST=${REPLICAS_LIST:-"2/3 3/3"}
 RATES=${RATES:-"300 600 1200 2400"}
 DURATION=${DURATION:-20s}
@@ -113,7 +123,7 @@ export KEYSPACE VALUE_SIZE DURATION
 export K6_NO_USAGE_REPORT=true # k6 would otherwise phone home at the end of each run
 export K6_CSV_TIME_FORMAT=unix_milli
 
-readonly ALL_TARGETS="cluster cluster-sync single netty webflux etcd"
+readonly ALL_TARGETS="cluster cluster-sync single netty webflux etcd cluster-secure etcd-secure"
 contains() { case " $1 " in *" $2 "*) return 0 ;; *) return 1 ;; esac; }
 for t in $TARGETS; do contains "$ALL_TARGETS" "$t" || die "unknown target \"$t\" in TARGETS: pick from $ALL_TARGETS"; done
 [ -n "${TARGETS// /}" ] || die "TARGETS is empty"
@@ -179,7 +189,7 @@ fi
 
 # wrk and etcd: Debian's packages, installed when missing (CI machines start fresh).
 [ "$WRK" != 1 ] || apt_install wrk wrk "or set WRK=0"
-if contains "$TARGETS" etcd; then
+if contains "$TARGETS" etcd || contains "$TARGETS" etcd-secure; then
   apt_install etcd etcd-server "or leave etcd out of TARGETS"
   if [ "$(pgrep -x etcd | wc -l)" -gt 0 ]; then log "WARNING: an etcd not started by run.sh is running (pid $(pgrep -x etcd | tr '\n' ' ')): it shares the CPU"; fi
 fi
@@ -202,11 +212,11 @@ etcd_ports "$PORT_BASE"
 ports=()
 for t in $TARGETS; do
   case $t in
-    cluster | cluster-sync) ports+=("${cluster_ports[@]}") ;;
+    cluster | cluster-sync | cluster-secure) ports+=("${cluster_ports[@]}") ;;
     single) ports+=("$single_port") ;;
     netty) ports+=("$netty_port") ;;
     webflux) ports+=("$webflux_port") ;;
-    etcd) ports+=("${etcd_client_ports[@]}" "${etcd_peer_ports[@]}") ;;
+    etcd | etcd-secure) ports+=("${etcd_client_ports[@]}" "${etcd_peer_ports[@]}") ;;
   esac
 done
 for port in $(printf '%s\n' "${ports[@]}" | sort -u); do
@@ -214,6 +224,26 @@ for port in $(printf '%s\n' "${ports[@]}" | sort -u); do
 done
 
 secret=$(random_secret)
+
+# The secure targets' certificates (one CA for the run), and ringkv's token of role write, which
+# the load sends and the harness's curl too (the metrics want read).
+pki_dir=$data_dir/pki
+ringkv_scheme=http # https while cluster-secure runs
+if contains "$TARGETS" cluster-secure || contains "$TARGETS" etcd-secure; then
+  make_pki "$pki_dir"
+  ringkv_tls_settings "$pki_dir" # sets ringkv_tls_args
+  secure_token=loadtest-$(openssl rand -hex 24)
+  printf '%s write loadtest\n' "$secure_token" >"$pki_dir/tokens"
+fi
+# Every curl of the harness trusts the run's CA, and sends RINGKV_TOKEN while a target wants one.
+curl() { command curl ${RINGKV_TOKEN:+-H "Authorization: Bearer $RINGKV_TOKEN"} ${SSL_CERT_FILE:+--cacert "$SSL_CERT_FILE"} "$@"; }
+# What a secure target's clients (k6, wrk, curl) need while it runs, in their environment: the CA
+# (Go's TLS in k6 reads SSL_CERT_FILE; wrk does not verify) and the token. Unset after it.
+secure_client_env() { # ringkv|etcd
+  export SSL_CERT_FILE=$pki_dir/ca.crt
+  [ "$1" != ringkv ] || export RINGKV_TOKEN=$secure_token
+}
+plain_client_env() { unset SSL_CERT_FILE RINGKV_TOKEN ETCD_TOKEN; }
 jar_sum=$(sha256sum "$node_jar" | cut -c1-16)
 ringkv_launcher # sets ringkv_node and aot_used
 describe_run >"$run_dir/env.txt"
@@ -238,6 +268,7 @@ start_baseline() { # netty|webflux port: a server answering ringkv's API from me
 
 # ---- the targets, one after the other ----------------------------------------------------------------
 current_target=""
+plain_client_env # a plain target's clients get no CA and no token, whatever the caller's environment had
 for current_target in $TARGETS; do
   store=ringkv
   case $current_target in
@@ -272,6 +303,24 @@ for current_target in $TARGETS; do
       store=etcd
       start_etcd # sets etcd_urls
       measure etcd "$etcd_urls" etcd- - 1
+      ;;
+    cluster-secure)
+      step "starting a three-node cluster as the chart installs it: TLS on every port (mutual between nodes), tokens"
+      ringkv_scheme=https
+      secure_client_env ringkv
+      start_cluster cluster-secure secure-node- "${ringkv_tls_args[@]}" \
+        --ringkv.security.enabled=true --ringkv.security.tokens-file="$pki_dir/tokens"
+      measure cluster-secure "$cluster_urls" secure-node- "$REPLICAS_LIST" 1
+      ringkv_scheme=http
+      plain_client_env
+      ;;
+    etcd-secure)
+      step "starting a three-member etcd cluster secured alike: HTTPS, mutual TLS between members, auth"
+      store=etcd
+      secure_client_env etcd
+      start_etcd secure # sets etcd_urls, exports ETCD_TOKEN
+      measure etcd-secure "$etcd_urls" secure-etcd- - 1
+      plain_client_env
       ;;
   esac
 done

@@ -1,6 +1,6 @@
 # Sourced by loadtest/run.sh: how it launches ringkv nodes and times each one's way to readiness.
 # Uses run.sh's globals: run_dir, data_dir, cache_dir, node_jar, jar_sum, secret, pids, helpers,
-# cluster_ports, profile_flags and its settings (NODE_HEAP, AOT, SLOW_NODE_DELAY, COLD_RATE,
+# cluster_ports, profile_flags, ringkv_scheme (http, or https for a target with TLS) and its settings (NODE_HEAP, AOT, SLOW_NODE_DELAY, COLD_RATE,
 # COLD_DURATION).
 # shellcheck shell=bash disable=SC2154,SC2034
 
@@ -38,7 +38,7 @@ ringkv_names=() ringkv_urls=() ringkv_launch=() ringkv_pids=()
 start_ringkv() { # target name port peers(or "") extra-args...
   local target=$1 name=$2 port=$3 peers=$4 peer_args=()
   shift 4
-  local url=http://127.0.0.1:$port
+  local url=$ringkv_scheme://127.0.0.1:$port
   [ -z "$peers" ] || peer_args=(--ringkv.cluster.peers="$peers")
   ringkv_launch+=("$(date +%s%3N)")
   start_server "$name" "$run_dir/logs/$name.log" "${ringkv_node[@]}" \
@@ -96,7 +96,7 @@ wait_ringkv_ready() { # target
 start_cluster() { # target name-prefix extra-args...; sets cluster_urls
   local target=$1 prefix=$2 port slow peers
   shift 2
-  peers=$(printf 'http://127.0.0.1:%s,' "${cluster_ports[@]}"); peers=${peers%,}
+  peers=$(printf "$ringkv_scheme"'://127.0.0.1:%s,' "${cluster_ports[@]}"); peers=${peers%,}
   for port in "${cluster_ports[@]}"; do
     slow=()
     # The slow-node scenario: the last node answers every replica call late.

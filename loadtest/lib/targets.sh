@@ -7,6 +7,7 @@
 #   sampler_pid   the rss_sampler running in the background, or empty
 #   stamp         the run's timestamp (etcd's cluster token)
 #   etcd_client_ports, etcd_peer_ports   arrays of three ports each
+#   pki_dir       where make_pki (loadtest/lib/pki.sh) wrote the run's certificates (secure etcd)
 #   step          a function: logs the start of a step (apt_install calls it)
 # start_etcd assumes no other server was started before it (its members are pids[0..2]).
 # shellcheck shell=bash disable=SC2154
@@ -67,30 +68,66 @@ etcd_ports() { # port-base: sets etcd_client_ports (base+20..+22) and etcd_peer_
   etcd_peer_ports=("$(($1 + 30))" "$(($1 + 31))" "$(($1 + 32))")
 }
 
-start_etcd() { # three members, fresh data, default durability (fsync of the WAL per write)
-  local i name cport pport initial="" url _
-  for i in 0 1 2; do initial+="etcd-$i=http://127.0.0.1:${etcd_peer_ports[$i]},"; done
+# Three members, fresh data, default durability (fsync of the WAL per write). With "secure", as one
+# would secure them: HTTPS on the client port, mutual TLS between members (the certificates of
+# make_pki in pki_dir), and auth on with a user whose role may read and write the benchmark's keys
+# (prefix "k"), not root; exports ETCD_TOKEN, that user's token, which the load sends
+# (loadtest/lib.js, loadtest/wrk/common.lua). The token is etcd's default kind, "simple": a map
+# lookup per request, the cheapest check etcd offers (a JWT's would verify a signature), and kept
+# alive by every request that uses it.
+start_etcd() { # [secure]
+  local secure=${1:-} scheme=http i name cport pport initial="" url tls=() _
+  if [ -n "$secure" ]; then
+    scheme=https
+    tls=(--cert-file "$pki_dir/node.crt" --key-file "$pki_dir/node.key"
+      --peer-cert-file "$pki_dir/node.crt" --peer-key-file "$pki_dir/node.key"
+      --peer-trusted-ca-file "$pki_dir/ca.crt" --peer-client-cert-auth)
+  fi
+  for i in 0 1 2; do initial+="etcd-$i=$scheme://127.0.0.1:${etcd_peer_ports[$i]},"; done
   initial=${initial%,}
   etcd_urls=""
   for i in 0 1 2; do
-    cport=${etcd_client_ports[$i]} pport=${etcd_peer_ports[$i]} name=etcd-${etcd_client_ports[$i]}
+    cport=${etcd_client_ports[$i]} pport=${etcd_peer_ports[$i]} name=${secure:+secure-}etcd-${etcd_client_ports[$i]}
     start_server "$name" "$run_dir/logs/$name.log" etcd --name "etcd-$i" --data-dir "$data_dir/etcd/etcd-$i" \
-      --listen-client-urls "http://127.0.0.1:$cport" --advertise-client-urls "http://127.0.0.1:$cport" \
-      --listen-peer-urls "http://127.0.0.1:$pport" --initial-advertise-peer-urls "http://127.0.0.1:$pport" \
+      --listen-client-urls "$scheme://127.0.0.1:$cport" --advertise-client-urls "$scheme://127.0.0.1:$cport" \
+      --listen-peer-urls "$scheme://127.0.0.1:$pport" --initial-advertise-peer-urls "$scheme://127.0.0.1:$pport" \
       --initial-cluster "$initial" --initial-cluster-token "ringkv-loadtest-$stamp" --initial-cluster-state new \
-      --logger zap --log-outputs stderr
-    etcd_urls+="http://127.0.0.1:$cport,"
+      "${tls[@]}" --logger zap --log-outputs stderr
+    etcd_urls+="$scheme://127.0.0.1:$cport,"
   done
   etcd_urls=${etcd_urls%,}
   for i in 0 1 2; do
-    url=http://127.0.0.1:${etcd_client_ports[$i]}
+    url=$scheme://127.0.0.1:${etcd_client_ports[$i]}
     for _ in $(seq 1 300); do
-      kill -0 "${pids[$i]}" 2>/dev/null || { tail -n 20 "$run_dir/logs/etcd-${etcd_client_ports[$i]}.log" >&2; die "etcd member $url exited"; }
+      kill -0 "${pids[$i]}" 2>/dev/null || { tail -n 20 "$run_dir/logs/${secure:+secure-}etcd-${etcd_client_ports[$i]}.log" >&2; die "etcd member $url exited"; }
       curl -s --max-time 2 "$url/health" 2>/dev/null | grep -q '"health":"true"' && continue 2
       sleep 0.2
     done
     die "etcd member $url did not answer {\"health\":\"true\"} within 60 s"
   done
+  [ -z "$secure" ] || etcd_enable_auth "${etcd_urls%%,*}"
+}
+
+etcd_enable_auth() { # url: root (etcd wants one before auth goes on), the load's user and role; ETCD_TOKEN
+  local url=$1 root_password user_password
+  root_password=$(openssl rand -hex 16) user_password=$(openssl rand -hex 16)
+  etcd_call() { curl -fsS --max-time 10 -X POST "$url/v3/auth/$1" -d "$2" ${3:+-H "Authorization: $3"}; }
+  # Keys are k0000000000 ...: the range [k, l), base64 in the gateway's JSON.
+  etcd_call user/add "{\"name\":\"root\",\"password\":\"$root_password\"}" >/dev/null
+  etcd_call user/grant "{\"user\":\"root\",\"role\":\"root\"}" >/dev/null
+  etcd_call role/add '{"name":"loadtest"}' >/dev/null
+  etcd_call role/grant '{"name":"loadtest","perm":{"permType":"READWRITE","key":"aw==","range_end":"bA=="}}' >/dev/null
+  etcd_call user/add "{\"name\":\"loadtest\",\"password\":\"$user_password\"}" >/dev/null
+  etcd_call user/grant '{"user":"loadtest","role":"loadtest"}' >/dev/null
+  etcd_call enable '{}' >/dev/null
+  ETCD_TOKEN=$(etcd_call authenticate "{\"name\":\"loadtest\",\"password\":\"$user_password\"}" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])') || die "etcd: no token for the load's user"
+  export ETCD_TOKEN
+  # Proof that auth is on: the same put without the token is refused.
+  if curl -fs --max-time 5 -X POST "$url/v3/kv/put" -d '{"key":"aw==","value":"eA=="}' >/dev/null; then
+    die "etcd took a put without a token: auth is not on"
+  fi
+  log "etcd: auth on, user loadtest with role loadtest (readwrite on keys k...), its token in ETCD_TOKEN"
 }
 
 # wrk and etcd: Debian's packages, installed when missing (CI machines start fresh).

@@ -134,11 +134,13 @@ end
 -- Requests to either store, as loadtest/lib.js sends them. ringkv: PUT or GET /v0/entity?id=<key>
 -- (with &replicas=<replicas> unless empty; Authorization from RINGKV_TOKEN when set) and GET
 -- /v0/entities?start=&end=; etcd (3.4's JSON gateway): POST /v3/kv/put, /v3/kv/range with base64
--- keys, values already base64 (value_pool's encode).
+-- keys, values already base64 (value_pool's encode), and ETCD_TOKEN when set.
 function M.requests(store, replicas)
   local r = {}
   if store == "etcd" then
     local headers, key64 = { ["Content-Type"] = "application/json" }, M.base64
+    -- ETCD_TOKEN: an etcd with auth on (run.sh's etcd-secure) takes its token bare in Authorization.
+    if (os.getenv("ETCD_TOKEN") or "") ~= "" then headers["Authorization"] = os.getenv("ETCD_TOKEN") end
     function r.put(key, value)
       return wrk.format("POST", "/v3/kv/put", headers, '{"key":"' .. key64(key) .. '","value":"' .. value .. '"}')
     end

@@ -3,7 +3,9 @@ import math
 
 TARGET_NAMES = {"cluster": "cluster (3 nodes)", "cluster-sync": "cluster, fsync per write (3 nodes)",
                 "single": "single node", "netty": "bare Netty",
-                "webflux": "bare WebFlux", "etcd": "etcd (3 members)"}
+                "webflux": "bare WebFlux", "etcd": "etcd (3 members)",
+                "cluster-secure": "cluster with TLS and tokens (3 nodes)",
+                "etcd-secure": "etcd with TLS and auth (3 members)"}
 # Runs that are not one point of a scenario's rate sweep: the closed-loop wrk run, the cold start.
 WRK_SCENARIO, COLD_PREFIX = "wrk-mixed", "cold-"
 

@@ -4,7 +4,8 @@ import os
 
 # The names run.sh gives each target's processes (procs.tsv, rss.tsv).
 PROCESS_PREFIX = {"cluster": "node-", "cluster-sync": "sync-", "single": "single-", "netty": "netty-",
-                  "webflux": "webflux-", "etcd": "etcd-"}
+                  "webflux": "webflux-", "etcd": "etcd-", "cluster-secure": "secure-node-",
+                  "etcd-secure": "secure-etcd-"}
 
 
 def process_prefix(target):

@@ -6,7 +6,7 @@ from .k6 import fmt_ms, fmt_statuses
 from .runs import ratio, variant, variants
 from .samples import busy_cell, cpu_cell, rss_cell
 
-BASELINES = ("single", "netty", "webflux", "etcd")
+BASELINES = ("single", "netty", "webflux", "etcd", "etcd-secure")
 DEFAULT_P99_MS = 10  # lib.js's P99_MS when a summary does not say
 
 
@@ -74,7 +74,7 @@ def baseline_ratios(rs):
         head += [f"p50 × {b}", f"p99 × {b}", f"achieved × {b}", f"CPU/req × {b}"]
     rows = []
     for r in rs:
-        if not r["ok"] or r["target"] not in ("cluster", "cluster-sync", "single"):
+        if not r["ok"] or r["target"] not in ("cluster", "cluster-sync", "single", "cluster-secure"):
             continue
         x = r["r"]
         cells = []

@@ -11,7 +11,8 @@ from .runs import ratio, variant
 PCTS = ("p50", "p90", "p99", "p99.9", "max")
 # The targets compared at the same concurrency, in the report's order.
 RATIO_PAIRS = [("cluster", "single"), ("single", "netty"), ("single", "webflux"), ("webflux", "netty"),
-               ("cluster", "etcd"), ("cluster-sync", "etcd"), ("cluster-sync", "cluster")]
+               ("cluster", "etcd"), ("cluster-sync", "etcd"), ("cluster-sync", "cluster"),
+               ("cluster-secure", "etcd-secure"), ("cluster-secure", "cluster"), ("etcd-secure", "etcd")]
 
 
 def load_wrk(folder, files):
@@ -107,6 +108,12 @@ def side_by_side(wr):
         out.append(f"| {variant(r)} | {x['achieved']:.1f} | {fmt_ms(x['p50'])} | {fmt_ms(x['p99'])} | {x['errors_n']} | "
                    f"{x['errors']:.2f} | {rss_cell(r)} | {cpu_cell(r)} | {fmt_ms(r['cpu_per_req'])} | {busy_cell(r)} |")
     out.append("")
+    return out + side_by_side_ratios(wr)
+
+
+def side_by_side_ratios(wr):
+    """The pairs of RATIO_PAIRS that both ran, each as one row of ratios."""
+    out = []
     by_target = {r["target"]: r for r in wr if r["ok"]}
     rows = []
     for a, b in RATIO_PAIRS:

@@ -32,6 +32,18 @@ class WrkTest(unittest.TestCase):
             finally:
                 os.chdir(cwd)
 
+    def test_secure_targets_are_compared_with_each_other_and_with_their_plain_selves(self):
+        def run(target, rate, p99):
+            return {"target": target, "replicas": "-", "ok": True, "cpu_per_req": 0.2,
+                    "r": {"achieved": rate, "p50": p99 / 4, "p99": p99, "errors_n": 0, "errors": 0.0}}
+        runs = [run("cluster", 8000, 60.0), run("etcd", 4000, 40.0), run("cluster-secure", 6000, 80.0),
+                run("etcd-secure", 3000, 50.0)]
+        rows = [ln for ln in wrk.side_by_side_ratios(runs) if ln.startswith("| ") and "÷" in ln]
+        self.assertEqual([ln.split(" | ")[0] for ln in rows],
+                         ["| cluster ÷ etcd", "| cluster-secure ÷ etcd-secure", "| cluster-secure ÷ cluster",
+                          "| etcd-secure ÷ etcd"])
+        self.assertIn("| cluster-secure ÷ etcd-secure | 2.00 | 1.60 | 1.60 |", rows[1])
+
 
 if __name__ == "__main__":
     unittest.main()
