@@ -50,7 +50,9 @@ COPY --from=extract /build/extracted/snapshot-dependencies/ ./
 COPY --from=extract /build/extracted/application/ ./
 
 # Ahead-of-time cache (JDK 25, JEP 483/514/515): a training run starts three
-# nodes in one JVM, sends them every kind of request, and the JVM writes the
+# nodes in one JVM as the chart runs them (TLS on every port, tokens required;
+# a throwaway CA and token made with keytool, which the runtime image keeps),
+# sends them every kind of request, and the JVM writes the
 # classes it loaded and linked, and the profiles of the methods it ran, to
 # /app/ringkv.aot. A node started with the cache (see ENTRYPOINT) is ready
 # sooner and compiles its hot paths from those profiles at once instead of
