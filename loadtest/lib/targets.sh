@@ -88,7 +88,8 @@ start_etcd() { # [secure]
   etcd_urls=""
   for i in 0 1 2; do
     cport=${etcd_client_ports[$i]} pport=${etcd_peer_ports[$i]} name=${secure:+secure-}etcd-${etcd_client_ports[$i]}
-    start_server "$name" "$run_dir/logs/$name.log" etcd --name "etcd-$i" --data-dir "$data_dir/etcd/etcd-$i" \
+    # Data of their own: members that found the plain ones' data would keep its http:// peer URLs.
+    start_server "$name" "$run_dir/logs/$name.log" etcd --name "etcd-$i" --data-dir "$data_dir/${secure:+secure-}etcd/etcd-$i" \
       --listen-client-urls "$scheme://127.0.0.1:$cport" --advertise-client-urls "$scheme://127.0.0.1:$cport" \
       --listen-peer-urls "$scheme://127.0.0.1:$pport" --initial-advertise-peer-urls "$scheme://127.0.0.1:$pport" \
       --initial-cluster "$initial" --initial-cluster-token "ringkv-loadtest-$stamp" --initial-cluster-state new \
