@@ -56,6 +56,12 @@ pods_ready() { # n: the release has exactly n pods (terminating ones count), all
   ready=$(release_pods_jsonpath '{range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}')
   [ "$(grep -c . <<<"$ready")" = "$1" ] && ! grep -qv '=True$' <<<"$ready"
 }
+uids_in_common() { # uids uids: how many of the first list are in the second
+  comm -12 <(tr ' ' '\n' <<<"$1" | sort) <(tr ' ' '\n' <<<"$2" | sort) | grep -c . || true
+}
+pods_replaced_and_ready() { # n uids: exactly n pods, all Ready, none of them one of these (deleted) pods
+  pods_ready "$1" && [ "$(uids_in_common "$2" "$(release_pods_uids)")" = 0 ]
+}
 scale_to() { # n how: helm upgrade --wait, or kubectl scale and wait for exactly n Ready pods
   if [ "$2" = helm ]; then
     helm upgrade "$RELEASE" helm/ringkv -n "$NAMESPACE" --reuse-values --set replicaCount="$1" --wait --timeout 5m >/dev/null
@@ -67,8 +73,7 @@ scale_to() { # n how: helm upgrade --wait, or kubectl scale and wait for exactly
 expect_every_pod_replaced() { # uids-before what: no pod of the release has a uid it had before
   local after
   after=$(release_pods_uids)
-  [ "$(comm -12 <(tr ' ' '\n' <<<"$1" | sort) <(tr ' ' '\n' <<<"$after" | sort) | grep -c .)" = 0 ] \
-    || fail "$2 did not replace every pod (uids before: $1; after: $after)"
+  [ "$(uids_in_common "$1" "$after")" = 0 ] || fail "$2 did not replace every pod (uids before: $1; after: $after)"
 }
 statefulset_generation() { # changes with every change of the StatefulSet's spec (a rollout)
   k get statefulset "$RELEASE" -o jsonpath='{.metadata.generation}'

@@ -49,7 +49,7 @@ zones_told() {
 }
 
 zone_restart_under_k6() {
-  local zone pod pods t_zone took steps=0 uids_before
+  local zone pod pods zone_uids t_zone took steps=0 uids_before
   eventually 60 zones_told || fail "the pods do not tell the zones by ordinal, every member up: $LAST_VIEW"
   log "every pod: each member in the zone of its ordinal ($ZONES_VALUE), every member of each zone up"
 
@@ -59,8 +59,12 @@ zone_restart_under_k6() {
     pods=()
     for pod in $(release_pods); do [ "$(zone_of_pod "$pod")" != "$zone" ] || pods+=("$pod"); done
     t_zone=$SECONDS
-    k delete pod "${pods[@]}" >/dev/null
-    eventually 300 pods_ready "$RESTORED_REPLICAS" || fail "$zone's pods (${pods[*]}) were not Ready again within 300s: $(release_pods)"
+    zone_uids=$(k get pod "${pods[@]}" -o jsonpath='{.items[*].metadata.uid}')
+    # Not kubectl's own wait for the deletion: once it never returned (CI, 2026-12-04), with the
+    # zone's new pods long Ready. The pods are gone when none of the release has their uids.
+    k delete pod "${pods[@]}" --wait=false >/dev/null
+    eventually 300 pods_replaced_and_ready "$RESTORED_REPLICAS" "$zone_uids" ||
+      fail "$zone's pods (${pods[*]}) were not replaced and Ready again within 300s: $(release_pods)"
     sleep "$(k get statefulset "$RELEASE" -o jsonpath='{.spec.minReadySeconds}')"
     steps=$((steps + 1))
     log "$zone: ${pods[*]} deleted together, back and Ready in $((SECONDS - t_zone))s"
