@@ -76,7 +76,7 @@ etcd_ports() { # port-base: sets etcd_client_ports (base+20..+22) and etcd_peer_
 # lookup per request, the cheapest check etcd offers (a JWT's would verify a signature), and kept
 # alive by every request that uses it.
 start_etcd() { # [secure]
-  local secure=${1:-} scheme=http i name cport pport initial="" url tls=() _
+  local secure=${1:-} scheme=http prefix=${1:+secure-}etcd i name cport pport initial="" url tls=() _
   if [ -n "$secure" ]; then
     scheme=https
     tls=(--cert-file "$pki_dir/node.crt" --key-file "$pki_dir/node.key"
@@ -87,9 +87,9 @@ start_etcd() { # [secure]
   initial=${initial%,}
   etcd_urls=""
   for i in 0 1 2; do
-    cport=${etcd_client_ports[$i]} pport=${etcd_peer_ports[$i]} name=${secure:+secure-}etcd-${etcd_client_ports[$i]}
+    cport=${etcd_client_ports[$i]} pport=${etcd_peer_ports[$i]} name=$prefix-${etcd_client_ports[$i]}
     # Data of their own: members that found the plain ones' data would keep its http:// peer URLs.
-    start_server "$name" "$run_dir/logs/$name.log" etcd --name "etcd-$i" --data-dir "$data_dir/${secure:+secure-}etcd/etcd-$i" \
+    start_server "$name" "$run_dir/logs/$name.log" etcd --name "etcd-$i" --data-dir "$data_dir/$prefix/etcd-$i" \
       --listen-client-urls "$scheme://127.0.0.1:$cport" --advertise-client-urls "$scheme://127.0.0.1:$cport" \
       --listen-peer-urls "$scheme://127.0.0.1:$pport" --initial-advertise-peer-urls "$scheme://127.0.0.1:$pport" \
       --initial-cluster "$initial" --initial-cluster-token "ringkv-loadtest-$stamp" --initial-cluster-state new \
@@ -100,7 +100,7 @@ start_etcd() { # [secure]
   for i in 0 1 2; do
     url=$scheme://127.0.0.1:${etcd_client_ports[$i]}
     for _ in $(seq 1 300); do
-      kill -0 "${pids[$i]}" 2>/dev/null || { tail -n 20 "$run_dir/logs/${secure:+secure-}etcd-${etcd_client_ports[$i]}.log" >&2; die "etcd member $url exited"; }
+      kill -0 "${pids[$i]}" 2>/dev/null || { tail -n 20 "$run_dir/logs/$prefix-${etcd_client_ports[$i]}.log" >&2; die "etcd member $url exited"; }
       curl -s --max-time 2 "$url/health" 2>/dev/null | grep -q '"health":"true"' && continue 2
       sleep 0.2
     done
@@ -112,7 +112,7 @@ start_etcd() { # [secure]
 etcd_enable_auth() { # url: root (etcd wants one before auth goes on), the load's user and role; ETCD_TOKEN
   local url=$1 root_password user_password
   root_password=$(openssl rand -hex 16) user_password=$(openssl rand -hex 16)
-  etcd_call() { curl -fsS --max-time 10 -X POST "$url/v3/auth/$1" -d "$2" ${3:+-H "Authorization: $3"}; }
+  etcd_call() { curl -fsS --max-time 10 -X POST "$url/v3/auth/$1" -d "$2"; }
   # Keys are k0000000000 ...: the range [k, l), base64 in the gateway's JSON.
   etcd_call user/add "{\"name\":\"root\",\"password\":\"$root_password\"}" >/dev/null
   etcd_call user/grant "{\"user\":\"root\",\"role\":\"root\"}" >/dev/null
