@@ -5,6 +5,12 @@
     python3 loadtest/report.py --timeline k6.csv.gz out.csv      per-second buckets of a k6 CSV
     python3 loadtest/report.py --line summary.json               one line about a k6 summary
     python3 loadtest/report.py --wrk-line out1.txt out2.txt ...  one line about a wrk run
+    python3 loadtest/report.py --wrk-rate out1.txt out2.txt ...  its req/s, all processes together
+    python3 loadtest/report.py --vegeta-targets out.jsonl ringkv|etcd url1,url2,...
+                                  vegeta's targets of the mixed load (KEYSPACE, VALUE_SIZE,
+                                  READ_RATIO, REPLICAS, RINGKV_TOKEN / ETCD_TOKEN from the environment)
+    python3 loadtest/report.py --vegeta-summary results.csv.gz out.json scenario rate duration
+                                  a vegeta run as a summary of the shape lib.js writes
     python3 loadtest/report.py --ycsb <folder> <logical-bytes>   loadtest/ycsb.sh's report.md + ycsb.png
 
 The folder holds what run.sh wrote: env.txt, runs.tsv (one line per k6 or wrk run), k6/<run>.json
@@ -25,8 +31,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 from reporting.document import report  # noqa: E402
 from reporting.k6 import line  # noqa: E402
 from reporting.timeline import timeline  # noqa: E402
-from reporting.wrk import wrk_line  # noqa: E402
-from reporting import ycsb  # noqa: E402
+from reporting.wrk import wrk_line, wrk_rate  # noqa: E402
+from reporting import vegeta, ycsb  # noqa: E402
+from reporting.k6 import parse_duration  # noqa: E402
 
 
 def main(argv):
@@ -36,6 +43,12 @@ def main(argv):
         print(line(argv[1]))
     elif len(argv) >= 2 and argv[0] == "--wrk-line":
         print(wrk_line(argv[1:]))
+    elif len(argv) >= 2 and argv[0] == "--wrk-rate":
+        print(f"{wrk_rate(argv[1:]):.1f}")
+    elif len(argv) == 4 and argv[0] == "--vegeta-targets":
+        vegeta.write_targets_from_env(argv[1], argv[2], argv[3])
+    elif len(argv) == 6 and argv[0] == "--vegeta-summary":
+        vegeta.write_summary(argv[1], argv[2], argv[3], int(argv[4]), parse_duration(argv[5]))
     elif len(argv) == 3 and argv[0] == "--ycsb":
         ycsb.report(argv[1], int(argv[2]))
     elif len(argv) == 1 and not argv[0].startswith("-"):

@@ -10,6 +10,7 @@
 #   RATES="200" DURATION=5s KEYSPACE=2000 SCENARIOS="get mixed" REPLICAS_LIST="2/3" loadtest/run.sh
 #   JAR=/tmp/a.jar TARGETS=cluster loadtest/run.sh; JAR=/tmp/b.jar TARGETS=cluster loadtest/run.sh
 #   TARGETS="cluster etcd cluster-secure etcd-secure" SCENARIOS= loadtest/run.sh   # plain and secure, wrk only
+#   ... PEAK_FRACTIONS="0.5 0.75" loadtest/run.sh   # then open loop at half and 3/4 of each one's wrk peak
 #
 # Settings (environment):
 #   TARGETS        "cluster cluster-sync single netty webflux etcd"   what to measure, in this order:
@@ -49,6 +50,11 @@
 #   WRK=1          after each target's k6 runs, one closed-loop wrk run of the mixed load: three
 #                  wrk processes (-t1 -c$WRK_CONNECTIONS, default 16), one per node (single,
 #                  netty, webflux: all three to the one node), for WRK_DURATION (20s); 0 skips it
+#   PEAK_FRACTIONS  unset                     e.g. "0.5 0.75": after each target's wrk run, the same mixed
+#                                             load from vegeta (open loop, constant rate; built with go
+#                                             install the first time) for DURATION at each of these
+#                                             fractions of the rate wrk reached: the tail below
+#                                             saturation, every target at the same share of its own peak
 #   PROFILE=0      1: cpu, alloc and lock flame graphs (async-profiler 4.5 from Maven Central,
 #                  attached with jcmd) of every JVM of the target for every measured run, in
 #                  profiles/<run>/; PROFILE_ALLOC (512k) and PROFILE_LOCK (10us) set the sampling
@@ -113,6 +119,7 @@ WRK=${WRK:-1}
 TIMELINE=${TIMELINE:-0}
 WRK_CONNECTIONS=${WRK_CONNECTIONS:-16}
 WRK_DURATION=${WRK_DURATION:-20s}
+PEAK_FRACTIONS=${PEAK_FRACTIONS:-}
 PROFILE=${PROFILE:-0}
 PROFILE_ALLOC=${PROFILE_ALLOC:-512k}
 PROFILE_LOCK=${PROFILE_LOCK:-10us}
@@ -129,6 +136,10 @@ for t in $TARGETS; do contains "$ALL_TARGETS" "$t" || die "unknown target \"$t\"
 [ -n "${TARGETS// /}" ] || die "TARGETS is empty"
 case $WRK in 0 | 1) ;; *) die "WRK must be 0 or 1, got \"$WRK\"" ;; esac
 case $PROFILE in 0 | 1) ;; *) die "PROFILE must be 0 or 1, got \"$PROFILE\"" ;; esac
+for f in $PEAK_FRACTIONS; do
+  [[ $f =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v f="$f" 'BEGIN { exit !(f > 0 && f <= 1) }' || die "PEAK_FRACTIONS holds fractions of the peak in (0, 1], e.g. \"0.5 0.75\"; got \"$f\""
+done
+[ -z "$PEAK_FRACTIONS" ] || [ "$WRK" = 1 ] || die "PEAK_FRACTIONS needs WRK=1: the fractions are of wrk's peak"
 [ -z "$JAR" ] || [ -f "$JAR" ] || die "JAR=$JAR: no such file"
 
 cache_dir=${LOADTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ringkv-loadtest}
@@ -200,6 +211,7 @@ k6=$(bin/k6) || die "no k6: see the message above"
 log "k6: $k6 ($("$k6" version 2>/dev/null | head -n 1))"
 
 find_python # sets py
+[ -z "$PEAK_FRACTIONS" ] || find_vegeta # sets vegeta
 classpath=""
 if contains "$TARGETS" netty || contains "$TARGETS" webflux; then baseline_classpath; fi
 [ "$PROFILE" != 1 ] || fetch_async_profiler "$cache_dir"

@@ -17,6 +17,17 @@ find_python() { # sets py: python3 when it has matplotlib, else a venv in the ca
   if "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then py=$venv/bin/python; else py=python3; fi
 }
 
+# vegeta (PEAK_FRACTIONS' open-loop load), the pinned version, built with go install from the Go
+# module proxy into the cache the first time. Sets vegeta.
+readonly VEGETA_VERSION=v12.13.0
+find_vegeta() {
+  vegeta=$cache_dir/vegeta-$VEGETA_VERSION/vegeta
+  [ -x "$vegeta" ] && return 0
+  command -v go >/dev/null || die "PEAK_FRACTIONS needs vegeta, built with Go: install Go, or leave PEAK_FRACTIONS unset"
+  step "building vegeta $VEGETA_VERSION with go install (Go module proxy)"
+  CGO_ENABLED=0 GOBIN=$(dirname "$vegeta") go install -trimpath "github.com/tsenart/vegeta/v12@$VEGETA_VERSION"
+}
+
 baseline_classpath() { # sets classpath: the service's runtime classpath (resolved once per pom, then cached)
   local key file
   key=$(sha1sum pom.xml service/pom.xml | sha1sum | cut -c1-12)
@@ -43,7 +54,7 @@ describe_run() { # env.txt on stdout
   echo "ahead-of-time cache: $aot_used"
   echo "command: $(printf '%q ' env TARGETS="$TARGETS" RATES="$RATES" DURATION="$DURATION" SCENARIOS="$SCENARIOS" \
     REPLICAS_LIST="$REPLICAS_LIST" KEYSPACE="$KEYSPACE" VALUE_SIZE="$VALUE_SIZE" WARMUP="$WARMUP" \
-    COLD_DURATION="$COLD_DURATION" WRK="$WRK" WRK_DURATION="$WRK_DURATION" PROFILE="$PROFILE" \
+    COLD_DURATION="$COLD_DURATION" WRK="$WRK" WRK_DURATION="$WRK_DURATION" PEAK_FRACTIONS="$PEAK_FRACTIONS" PROFILE="$PROFILE" \
     ${JAR:+JAR="$(shown_path "$JAR")"} loadtest/run.sh)"
   if [ -n "$JAR" ]; then
     echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown) (the checkout; the nodes run JAR, not a build of it)"
@@ -58,6 +69,7 @@ describe_run() { # env.txt on stdout
   echo "java: $(bin/with-jdk java -version 2>&1 | head -n 1)"
   echo "k6: $("$k6" version 2>/dev/null | head -n 1)"
   [ "$WRK" != 1 ] || echo "wrk: $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2)"
+  [ -z "$PEAK_FRACTIONS" ] || echo "vegeta: $VEGETA_VERSION"
   ! contains "$TARGETS" etcd || echo "etcd: $(etcd --version 2>/dev/null | head -n 1 | sed 's/^etcd Version: //')"
   echo "heap: -Xmx$NODE_HEAP (ringkv nodes: direct memory a quarter of it, as bin/node --heap sizes it)"
   echo "clock ticks: $(getconf CLK_TCK)"
@@ -69,6 +81,8 @@ describe_run() { # env.txt on stdout
   fi
   [ "$WRK" != 1 ] ||
     echo "wrk: closed loop, mixed (READ_RATIO ${READ_RATIO:-0.5}, uniform keys), 3 processes × -t1 -c$WRK_CONNECTIONS for $WRK_DURATION per target"
+  [ -z "$PEAK_FRACTIONS" ] ||
+    echo "open loop: vegeta, the same mixed load at a constant rate of $PEAK_FRACTIONS × each target's wrk rate, for $DURATION each"
   [ -z "$SLOW_NODE_DELAY" ] || echo "slow node: the clusters' third node answers replica calls $SLOW_NODE_DELAY late"
   local v
   for v in DISTRIBUTION VUS MAX_VUS P99_MS READ_RATIO DELETE_RATIO RANGE_SIZE EXECUTOR STAGES RATE_START ZIPF_THETA TIMEOUT; do

@@ -1,8 +1,10 @@
 # Sourced by loadtest/run.sh: how one target, already started, is measured: warm-up, fill, k6 at
-# every scenario, replicas and rate, one closed-loop wrk run, the nodes' metrics after each step.
+# every scenario, replicas and rate, one closed-loop wrk run, vegeta's open-loop runs at fractions
+# of wrk's peak, the nodes' metrics after each step.
 # Uses run.sh's globals: k6, py, repo, run_dir, store (what the target speaks: ringkv or etcd),
 # current_target, helpers, and its settings (SCENARIOS, RATES, DURATION, WARMUP, WARMUP_RATE,
-# COLD_DURATION, TIMELINE, KEEP_RAW, WRK, WRK_CONNECTIONS, WRK_DURATION, KEYSPACE, VALUE_SIZE);
+# COLD_DURATION, TIMELINE, KEEP_RAW, WRK, WRK_CONNECTIONS, WRK_DURATION, PEAK_FRACTIONS, KEYSPACE,
+# VALUE_SIZE);
 # counts threshold_misses.
 # shellcheck shell=bash disable=SC2154,SC2153
 
@@ -106,6 +108,49 @@ run_wrk() { # target nodes replicas
   runs_row "$target" wrk-mixed "$replicas" closed "$WRK_DURATION" "$start" "$end" "$rc" "$(IFS=,; echo "${files[*]}")" -
   [ "$rc" -eq 0 ] || log "WARNING: a wrk process exited with $rc: see ${run_dir#"$repo"/}/wrk/$label-*.txt"
   printf '    %s\n' "$(cd "$run_dir" && "$py" "$repo/loadtest/report.py" --wrk-line "${files[@]}")"
+  wrk_peak=$(cd "$run_dir" && "$py" "$repo/loadtest/report.py" --wrk-rate "${files[@]}")
+  scrape_metrics "$label" "$nodes"
+}
+
+# The tail below saturation, where users run: the mixed load, open loop, at each of PEAK_FRACTIONS
+# of the rate the target's own wrk run just reached (wrk_peak), so that every target is compared
+# with the others at the same share of its own capacity. vegeta, not k6, sends it: at these rates
+# k6's JavaScript took so much of the two cores that it fell behind its own schedule (at half of
+# ringkv's peak it sent 93 % of the rate, at 3/4 70 %) and the servers measured its starvation.
+run_peak_fractions() { # target nodes replicas
+  local target=$1 nodes=$2 replicas=$3 fraction rate
+  [ -n "$PEAK_FRACTIONS" ] || return 0
+  [ "${wrk_peak%.*}" -gt 0 ] || { log "WARNING: no wrk peak for $target: PEAK_FRACTIONS not run"; return 0; }
+  for fraction in $PEAK_FRACTIONS; do
+    rate=$(awk -v p="$wrk_peak" -v f="$fraction" 'BEGIN { printf "%d", p * f + 0.5 }')
+    step "$target at $fraction of its peak ($wrk_peak/s): vegeta, mixed, open loop, $rate/s for $DURATION"
+    run_vegeta "$target" "$nodes" "$replicas" "$rate" "$(awk -v f="$fraction" 'BEGIN { printf "%g", f * 100 }')"
+  done
+}
+
+# vegeta at a constant rate: each request leaves on schedule whatever the earlier ones do, on a
+# worker of its own (48 at first, as wrk's connections; more while answers are late). HTTP/1.1
+# as wrk's; response bodies not kept. Its results become a summary the report reads as k6's.
+run_vegeta() { # target nodes replicas rate percent
+  local target=$1 nodes=$2 replicas=$3 rate=$4 row_scenario=peak-$5 start end rc=0
+  local label="${target}_${row_scenario}_${replicas//\//of}_${rate}" dir=$run_dir/vegeta
+  local targets=$dir/$target.targets.jsonl results=$dir/$label.csv.gz summary=$dir/$label.json
+  mkdir -p "$dir"
+  [ -f "$targets" ] || REPLICAS=$(sent_replicas "$replicas") "$py" loadtest/report.py --vegeta-targets "$targets" "$store" "$nodes"
+  profile_start "$label"
+  start=$(date +%s)
+  "$vegeta" attack -format=json -targets="$targets" -rate="$rate/s" -duration="$DURATION" -http2=false \
+    -workers=48 -max-body=0 -timeout="${TIMEOUT:-10s}" ${SSL_CERT_FILE:+-root-certs="$SSL_CERT_FILE"} \
+    -output="$dir/$label.bin" 2>"$dir/$label.log" || rc=$?
+  end=$(date +%s)
+  profile_stop "$label"
+  "$vegeta" encode --to csv "$dir/$label.bin" | gzip -1 >"$results"
+  rm -f "$dir/$label.bin"
+  "$py" loadtest/report.py --vegeta-summary "$results" "$summary" mixed "$rate" "$DURATION"
+  [ "${KEEP_RAW:-0}" = 1 ] || rm -f "$results"
+  runs_row "$target" "$row_scenario" "$replicas" "$rate" "$DURATION" "$start" "$end" "$rc" "vegeta/$label.json" -
+  [ "$rc" -eq 0 ] || log "WARNING: vegeta exited with $rc: see ${dir#"$repo"/}/$label.log"
+  printf '    %s\n' "$("$py" loadtest/report.py --line "$summary")"
   scrape_metrics "$label" "$nodes"
 }
 
@@ -161,7 +206,9 @@ measure() { # target nodes process-name-prefix replicas-list fill(1|0)
     done
   done
   read -r replicas _ <<<"$replicas_list"
+  wrk_peak=0
   run_wrk "$target" "$nodes" "$replicas"
+  run_peak_fractions "$target" "$nodes" "$replicas"
   print_peaks "$since" "$prefix"
   step "stopping $target"
   stop_all

@@ -1,5 +1,6 @@
 """The k6 rate sweeps: a table per scenario, the highest rate each target held, and each cluster
-run against the baselines at the same offered rate."""
+run against the baselines at the same offered rate; the open-loop runs at a fraction of each
+target's own peak (PEAK_FRACTIONS), ringkv against etcd at the same fraction."""
 import math
 
 from .k6 import fmt_ms, fmt_statuses
@@ -8,6 +9,11 @@ from .samples import busy_cell, cpu_cell, rss_cell
 
 BASELINES = ("single", "netty", "webflux", "etcd", "etcd-secure")
 DEFAULT_P99_MS = 10  # lib.js's P99_MS when a summary does not say
+# run.sh names a PEAK_FRACTIONS run "peak-<percent>": k6 mixed, open loop, at that percent of the
+# rate the target's own wrk run reached.
+PEAK_PREFIX = "peak-"
+# ringkv and etcd secured alike, compared at the same fraction of their own peaks.
+PEAK_PAIRS = [("cluster", "etcd"), ("cluster-secure", "etcd-secure")]
 
 
 def scenario_table(rs):
@@ -101,11 +107,37 @@ def baseline_ratios(rs):
             "| --- | ---: |" + " ---: |" * len(head)] + lines + [""]
 
 
+def peak_fraction_ratios(rs):
+    """ringkv ÷ etcd at the same fraction of their own peaks (each pair of PEAK_PAIRS that ran)."""
+    by_target = {r["target"]: r for r in rs if r["ok"]}
+    rows = []
+    for a, b in PEAK_PAIRS:
+        if a in by_target and b in by_target:
+            x, y = by_target[a]["r"], by_target[b]["r"]
+            rows.append(f"| {a} ÷ {b} | {ratio(x['achieved'], y['achieved'])} | {ratio(x['p50'], y['p50'])} | "
+                        f"{ratio(x['p99'], y['p99'])} | {ratio(x['p99.9'], y['p99.9'])} |")
+    if not rows:
+        return []
+    return ["At the same fraction of each one's own peak (achieved: how much more load it carried; "
+            "latency: above 1 is slower):", "",
+            "| ratio | achieved/s | p50 | p99 | p99.9 |", "| --- | ---: | ---: | ---: | ---: |"] + rows + [""]
+
+
 def scenario_sections(k6_runs, charts):
     """A section per scenario, in the order the scenarios first ran."""
     out = []
     for scenario in dict.fromkeys(r["scenario"] for r in k6_runs):
         rs = [r for r in k6_runs if r["scenario"] == scenario]
+        if scenario.startswith(PEAK_PREFIX):
+            percent = scenario[len(PEAK_PREFIX):]
+            out += [f"## mixed, open loop at {percent} % of each target's own peak", "",
+                    f"vegeta offers each target {percent} % of the rate its closed-loop wrk run reached (section wrk, "
+                    "below), the same mixed load at a constant rate: requests leave on schedule whether or not "
+                    "earlier ones have answered, so a pause shows in the tail instead of slowing the client down. "
+                    "Dropped: requests of the schedule never sent (the client fell behind).", ""]
+            out += scenario_table(rs)
+            out += peak_fraction_ratios(rs)
+            continue
         out += [f"## {scenario}", ""]
         out += scenario_table(rs)
         out += capacity_lines(rs)

@@ -77,6 +77,13 @@ def wrk_line(files):
             + (f", {x['missing']} process(es) without a summary" if x["missing"] else ""))
 
 
+def wrk_rate(files):
+    """The requests per second of a wrk run, all its processes together (files relative to the
+    current folder); 0 when none left a summary."""
+    x = summarize_wrk(load_wrk(".", files))
+    return x["achieved"] if x else 0.0
+
+
 def process_rows(r):
     """One table row per wrk process of run r, and the sum of them."""
     out = []

@@ -29,6 +29,21 @@ class ScenariosTest(unittest.TestCase):
         self.assertEqual(lines[4], "| cluster (3 nodes), replicas 2/3 | 300 | 1.00 | 4.00 | 1.00 | 3.00 |")
         self.assertEqual(len(lines), 6)  # the 600/s run has no baseline at its rate
 
+    def test_peak_fractions_compare_ringkv_with_etcd_secured_alike(self):
+        def at(target, rate, p99):
+            return dict(run(target, rate, p99), scenario="peak-50", rss={}, cpu={}, busy=None, rest_per_req=None)
+        rs = [at("cluster", 3000, 8.0), at("etcd", 1500, 16.0), at("cluster-secure", 2000, 12.0),
+              at("etcd-secure", 1000, 10.0)]
+        rows = [ln for ln in scenarios.peak_fraction_ratios(rs) if "÷" in ln]
+        self.assertEqual(rows, ["| cluster ÷ etcd | 2.00 | 1.00 | 0.50 | 0.50 |",
+                                "| cluster-secure ÷ etcd-secure | 2.00 | 1.00 | 1.20 | 1.20 |"])
+        sections = scenarios.scenario_sections(rs, {})
+        self.assertIn("## mixed, open loop at 50 % of each target's own peak", sections)
+        # Rates differ by design: no capacity line and no same-rate baseline table for them.
+        self.assertFalse(any(ln.startswith("Highest offered rate held") for ln in sections))
+        self.assertFalse(any(ln.startswith("Against the baselines") for ln in sections))
+        self.assertEqual(scenarios.peak_fraction_ratios(rs[:1]), [])
+
 
 if __name__ == "__main__":
     unittest.main()

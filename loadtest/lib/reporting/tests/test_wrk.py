@@ -26,6 +26,8 @@ class WrkTest(unittest.TestCase):
                 for i, rate in enumerate((1000, 2000)):
                     with open(f"w-{i}.txt", "w") as f:
                         f.write(f"# url: http://127.0.0.1:{18080 + i}\nWRK_SUMMARY {json.dumps(wrk_summary(rate, 4.0 + i))}\n")
+                self.assertEqual(wrk.wrk_rate(["w-0.txt", "w-1.txt", "w-2.txt"]), 3000.0)
+                self.assertEqual(wrk.wrk_rate(["w-9.txt"]), 0.0)
                 self.assertEqual(wrk.wrk_line(["w-0.txt", "w-1.txt", "w-2.txt"]),
                                  "wrk mixed: 3000.0/s (1000 + 2000 + ?), worst of 3: p50 1.25 p99 5.00 max 15.0 ms, "
                                  "errors 0, 1 process(es) without a summary")
