@@ -9,8 +9,9 @@
     python3 loadtest/report.py --vegeta-targets out.jsonl ringkv|etcd url1,url2,...
                                   vegeta's targets of the mixed load (KEYSPACE, VALUE_SIZE,
                                   READ_RATIO, REPLICAS, RINGKV_TOKEN / ETCD_TOKEN from the environment)
-    python3 loadtest/report.py --vegeta-summary results.csv.gz out.json scenario rate duration
-                                  a vegeta run as a summary of the shape lib.js writes
+    python3 loadtest/report.py --vegeta-summary results.csv.gz out.json scenario rate duration settle
+                                  a vegeta run as a summary of the shape lib.js writes, without
+                                  the requests of its first settle
     python3 loadtest/report.py --ycsb <folder> <logical-bytes>   loadtest/ycsb.sh's report.md + ycsb.png
 
 The folder holds what run.sh wrote: env.txt, runs.tsv (one line per k6 or wrk run), k6/<run>.json
@@ -47,8 +48,8 @@ def main(argv):
         print(f"{wrk_rate(argv[1:]):.1f}")
     elif len(argv) == 4 and argv[0] == "--vegeta-targets":
         vegeta.write_targets_from_env(argv[1], argv[2], argv[3])
-    elif len(argv) == 6 and argv[0] == "--vegeta-summary":
-        vegeta.write_summary(argv[1], argv[2], argv[3], int(argv[4]), parse_duration(argv[5]))
+    elif len(argv) == 7 and argv[0] == "--vegeta-summary":
+        vegeta.write_summary(argv[1], argv[2], argv[3], int(argv[4]), parse_duration(argv[5]), parse_duration(argv[6]))
     elif len(argv) == 3 and argv[0] == "--ycsb":
         ycsb.report(argv[1], int(argv[2]))
     elif len(argv) == 1 and not argv[0].startswith("-"):

@@ -82,7 +82,7 @@ describe_run() { # env.txt on stdout
   [ "$WRK" != 1 ] ||
     echo "wrk: closed loop, mixed (READ_RATIO ${READ_RATIO:-0.5}, uniform keys), 3 processes × -t1 -c$WRK_CONNECTIONS for $WRK_DURATION per target"
   [ -z "$PEAK_FRACTIONS" ] ||
-    echo "open loop: vegeta, the same mixed load at a constant rate of $PEAK_FRACTIONS × each target's wrk rate, for $DURATION each"
+    echo "open loop: vegeta, the same mixed load at a constant rate of $PEAK_FRACTIONS × each target's wrk rate, at most $WRK_CONNECTIONS connections a node, for $DURATION each after $OPEN_LOOP_SETTLE not counted"
   [ -z "$SLOW_NODE_DELAY" ] || echo "slow node: the clusters' third node answers replica calls $SLOW_NODE_DELAY late"
   local v
   for v in DISTRIBUTION VUS MAX_VUS P99_MS READ_RATIO DELETE_RATIO RANGE_SIZE EXECUTOR STAGES RATE_START ZIPF_THETA TIMEOUT; do

@@ -133,8 +133,10 @@ def scenario_sections(k6_runs, charts):
             out += [f"## mixed, open loop at {percent} % of each target's own peak", "",
                     f"vegeta offers each target {percent} % of the rate its closed-loop wrk run reached (section wrk, "
                     "below), the same mixed load at a constant rate: requests leave on schedule whether or not "
-                    "earlier ones have answered, so a pause shows in the tail instead of slowing the client down. "
-                    "Dropped: requests of the schedule never sent (the client fell behind).", ""]
+                    "earlier ones have answered, so a pause shows in the tail instead of slowing the client down "
+                    "(over at most as many connections a node as wrk's: a request that finds them busy waits, "
+                    "and the wait counts). The first seconds of each run are sent but not counted (env.txt's "
+                    "open loop line). Dropped: requests of the schedule never sent (the client fell behind).", ""]
             out += scenario_table(rs)
             out += peak_fraction_ratios(rs)
             continue

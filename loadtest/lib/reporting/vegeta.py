@@ -62,24 +62,31 @@ def write_targets(path, **kw):
 
 def read_results(path):
     """vegeta encode --to csv's rows (gzip or not): timestamp ns, status, latency ns, bytes out,
-    bytes in, error, body, attack, seq, method, url, headers. Yields (status, latency ms, op)."""
+    bytes in, error, body, attack, seq, method, url, headers. Returns (start ns, status, latency
+    ms, op) for each, in the file's order."""
     opener = gzip.open if path.endswith(".gz") else open
+    out = []
     with opener(path, "rt", newline="") as f:
         for row in csv.reader(f):
             if len(row) < 11:
                 continue
             method, url = row[9], row[10]
             op = "get" if method == "GET" or url.endswith("/v3/kv/range") else "put"
-            yield int(row[1]), int(row[2]) / 1e6, op
+            out.append((int(row[0]), int(row[1]), int(row[2]) / 1e6, op))
+    return out
 
 
-def summary(results_csv, scenario, rate, duration_s):
+def summary(results_csv, scenario, rate, duration_s, settle_s=0):
     """A k6-shaped summary (the metrics loadtest/reporting/k6.py reads) of a vegeta run: requests,
     answers that were not 2xx (transport errors have status 0) as failed, the latency percentiles of
     all requests and each operation's p99, and as dropped what was offered but never sent (vegeta
-    falls behind only when the client cannot keep the rate)."""
+    falls behind only when the client cannot keep the rate). Requests started in the first settle_s
+    seconds are left out, as wrk2 leaves out its calibration: while the connections open."""
+    rows = read_results(results_csv)
+    first = min((r[0] for r in rows), default=0)
+    counted = [r for r in rows if r[0] >= first + settle_s * 1e9]
     latencies, by_op, statuses, failed = [], {}, {}, 0
-    for status, ms, op in read_results(results_csv):
+    for _, status, ms, op in counted:
         latencies.append(ms)
         by_op.setdefault(op, []).append(ms)
         statuses[status] = statuses.get(status, 0) + 1
@@ -100,12 +107,12 @@ def summary(results_csv, scenario, rate, duration_s):
         metrics[f"http_reqs{{status:{status}}}"] = {"values": {"count": count}}
     return {"metrics": metrics, "state": {"testRunDurationMs": duration_s * 1000},
             "ringkv": {"config": {"scenario": scenario, "rate": rate, "duration": f"{duration_s:g}s",
-                                  "client": "vegeta"}}}
+                                  "client": "vegeta", "settle": f"{settle_s:g}s", "settling": len(rows) - n}}}
 
 
-def write_summary(results_csv, out_json, scenario, rate, duration_s):
+def write_summary(results_csv, out_json, scenario, rate, duration_s, settle_s):
     with open(out_json, "w") as f:
-        json.dump(summary(results_csv, scenario, rate, duration_s), f)
+        json.dump(summary(results_csv, scenario, rate, duration_s, settle_s), f)
 
 
 def write_targets_from_env(path, store, nodes):

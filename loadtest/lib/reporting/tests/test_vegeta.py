@@ -58,6 +58,21 @@ class VegetaTest(unittest.TestCase):
         self.assertEqual(r["ops"], {"get": 90, "put": 10000})
         self.assertEqual(k6.config(s)["client"], "vegeta")
 
+    def test_the_first_seconds_are_left_out(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.csv")
+            with open(path, "w") as f:
+                # 10 slow requests in the first second (connections opening), then 100 fast ones.
+                for i in range(10):
+                    f.write(f"{i * 100_000_000},200,{500 * 1_000_000},0,0,,,,{i},GET,http://n/v0/entity?id=k1,\n")
+                for i in range(100):
+                    f.write(f"{2_000_000_000 + i * 10_000_000},200,{2 * 1_000_000},0,0,,,,{i},GET,http://n/v0/entity?id=k1,\n")
+            r = k6.summarize(vegeta.summary(path, "mixed", rate=50, duration_s=2, settle_s=1))
+            self.assertEqual(r["requests"], 100)
+            self.assertEqual(r["max"], 2)
+            self.assertEqual(k6.config(vegeta.summary(path, "mixed", 50, 2, 1))["settling"], 10)
+            self.assertEqual(k6.summarize(vegeta.summary(path, "mixed", rate=55, duration_s=2))["max"], 500)
+
 
 if __name__ == "__main__":
     unittest.main()
