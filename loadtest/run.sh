@@ -142,6 +142,7 @@ for f in $PEAK_FRACTIONS; do
   [[ $f =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v f="$f" 'BEGIN { exit !(f > 0 && f <= 1) }' || die "PEAK_FRACTIONS holds fractions of the peak in (0, 1], e.g. \"0.5 0.75\"; got \"$f\""
 done
 [ -z "$PEAK_FRACTIONS" ] || [ "$WRK" = 1 ] || die "PEAK_FRACTIONS needs WRK=1: the fractions are of wrk's peak"
+seconds_of "$OPEN_LOOP_SETTLE" >/dev/null || die "OPEN_LOOP_SETTLE must be a duration such as 5s or 0, got \"$OPEN_LOOP_SETTLE\""
 [ -z "$JAR" ] || [ -f "$JAR" ] || die "JAR=$JAR: no such file"
 
 cache_dir=${LOADTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ringkv-loadtest}

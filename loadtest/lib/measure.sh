@@ -128,6 +128,19 @@ run_peak_fractions() { # target nodes replicas
   done
 }
 
+seconds_of() { # a duration as k6 and Go write them (30s, 1m30s, 500ms, 2h): seconds
+  awk -v t="$1" 'BEGIN {
+    if (t ~ /^[0-9.]+$/) { total = t; t = "" } # bare seconds
+    while (match(t, /^[0-9.]+(ms|s|m|h)/)) {
+      n = substr(t, 1, RLENGTH); u = n; sub(/^[0-9.]+/, "", u); n += 0
+      total += u == "ms" ? n / 1000 : u == "s" ? n : u == "m" ? n * 60 : n * 3600
+      t = substr(t, RLENGTH + 1)
+    }
+    if (t != "") exit 1
+    printf "%g", total
+  }'
+}
+
 # vegeta at a constant rate: each request is started on schedule whatever the earlier ones do,
 # over at most WRK_CONNECTIONS connections to each node (HTTP/1.1, as wrk's): a request that
 # finds them all busy waits for one, and that wait is in its latency, as in wrk2. Unbounded, the
@@ -138,24 +151,17 @@ run_peak_fractions() { # target nodes replicas
 # calibration: the step from idle to the full rate on fresh connections, right after wrk's burst
 # (whose writes the stores may still be flushing). At 3/4 of the peak, ringkv's first 1.5 s had
 # p99s of 130-170 ms against 10-60 after, and in a 30 s run made up most of the slowest 1 %;
-# etcd's were as its rest. report.md says how many requests were left out.
+# etcd's were as its rest. The summary's config says how many requests were left out (settling).
 run_vegeta() { # target nodes replicas rate percent
-  local target=$1 nodes=$2 replicas=$3 rate=$4 row_scenario=peak-$5 start end rc=0 length
+  local target=$1 nodes=$2 replicas=$3 rate=$4 row_scenario=peak-$5 start end rc=0 length settle
+  settle=$(seconds_of "$OPEN_LOOP_SETTLE")
   local label="${target}_${row_scenario}_${replicas//\//of}_${rate}" dir=$run_dir/vegeta
   local targets=$dir/$target.targets.jsonl results=$dir/$label.csv.gz summary=$dir/$label.json
   mkdir -p "$dir"
   [ -f "$targets" ] || REPLICAS=$(sent_replicas "$replicas") "$py" loadtest/report.py --vegeta-targets "$targets" "$store" "$nodes"
   profile_start "$label"
   start=$(date +%s)
-  length=$(awk -v d="$DURATION" -v s="$OPEN_LOOP_SETTLE" 'BEGIN { printf "%.3fs", duration_s(d) + duration_s(s) }
-    function duration_s(t, total, n, u) { # 30s, 1m30s, 500ms, 2h
-      while (match(t, /^[0-9.]+(ms|s|m|h)/)) {
-        n = substr(t, 1, RLENGTH); u = n; sub(/^[0-9.]+/, "", u); n += 0
-        total += u == "ms" ? n / 1000 : u == "s" ? n : u == "m" ? n * 60 : n * 3600
-        t = substr(t, RLENGTH + 1)
-      }
-      return total
-    }')
+  length=$(awk -v d="$(seconds_of "$DURATION")" -v s="$settle" 'BEGIN { printf "%.3fs", d + s }')
   "$vegeta" attack -format=json -targets="$targets" -rate="$rate/s" -duration="$length" -http2=false \
     -workers=48 -max-connections="$WRK_CONNECTIONS" -max-body=0 -timeout="${TIMEOUT:-10s}" ${SSL_CERT_FILE:+-root-certs="$SSL_CERT_FILE"} \
     -output="$dir/$label.bin" 2>"$dir/$label.log" || rc=$?
@@ -165,6 +171,8 @@ run_vegeta() { # target nodes replicas rate percent
   rm -f "$dir/$label.bin"
   "$py" loadtest/report.py --vegeta-summary "$results" "$summary" mixed "$rate" "$DURATION" "$OPEN_LOOP_SETTLE"
   [ "${KEEP_RAW:-0}" = 1 ] || rm -f "$results"
+  # The row's window is the counted part: the CPU and memory beside it are the counted requests'.
+  start=$(awk -v t="$start" -v s="$settle" 'BEGIN { printf "%d", t + s + 0.5 }')
   runs_row "$target" "$row_scenario" "$replicas" "$rate" "$DURATION" "$start" "$end" "$rc" "vegeta/$label.json" -
   [ "$rc" -eq 0 ] || log "WARNING: vegeta exited with $rc: see ${dir#"$repo"/}/$label.log"
   printf '    %s\n' "$("$py" loadtest/report.py --line "$summary")"
