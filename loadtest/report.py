@@ -30,11 +30,10 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 
 from reporting.document import report  # noqa: E402
-from reporting.k6 import line  # noqa: E402
+from reporting.k6 import line, parse_duration  # noqa: E402
 from reporting.timeline import timeline  # noqa: E402
 from reporting.wrk import wrk_line, wrk_rate  # noqa: E402
 from reporting import vegeta, ycsb  # noqa: E402
-from reporting.k6 import parse_duration  # noqa: E402
 
 
 def main(argv):

@@ -142,7 +142,8 @@ seconds_of() { # a duration as k6 and Go write them (30s, 1m30s, 500ms, 2h): sec
 }
 
 # vegeta at a constant rate: each request is started on schedule whatever the earlier ones do,
-# over at most WRK_CONNECTIONS connections to each node (HTTP/1.1, as wrk's): a request that
+# on as many workers at first as wrk's three processes have connections, over at most
+# WRK_CONNECTIONS connections to each node (HTTP/1.1, as wrk's): a request that
 # finds them all busy waits for one, and that wait is in its latency, as in wrk2. Unbounded, the
 # pool grew to 7,567 connections within 7 s of a run whose first answers were slow, and measured
 # the servers' TLS handshakes instead of their requests. Its results become a summary the report
@@ -163,7 +164,7 @@ run_vegeta() { # target nodes replicas rate percent
   start=$(date +%s)
   length=$(awk -v d="$(seconds_of "$DURATION")" -v s="$settle" 'BEGIN { printf "%.3fs", d + s }')
   "$vegeta" attack -format=json -targets="$targets" -rate="$rate/s" -duration="$length" -http2=false \
-    -workers=48 -max-connections="$WRK_CONNECTIONS" -max-body=0 -timeout="${TIMEOUT:-10s}" ${SSL_CERT_FILE:+-root-certs="$SSL_CERT_FILE"} \
+    -workers=$((3 * WRK_CONNECTIONS)) -max-connections="$WRK_CONNECTIONS" -max-body=0 -timeout="${TIMEOUT:-10s}" ${SSL_CERT_FILE:+-root-certs="$SSL_CERT_FILE"} \
     -output="$dir/$label.bin" 2>"$dir/$label.log" || rc=$?
   end=$(date +%s)
   profile_stop "$label"

@@ -9,8 +9,8 @@ from .samples import busy_cell, cpu_cell, rss_cell
 
 BASELINES = ("single", "netty", "webflux", "etcd", "etcd-secure")
 DEFAULT_P99_MS = 10  # lib.js's P99_MS when a summary does not say
-# run.sh names a PEAK_FRACTIONS run "peak-<percent>": k6 mixed, open loop, at that percent of the
-# rate the target's own wrk run reached.
+# run.sh names a PEAK_FRACTIONS run "peak-<percent>": vegeta's mixed load, open loop, at that
+# percent of the rate the target's own wrk run reached.
 PEAK_PREFIX = "peak-"
 # ringkv and etcd secured alike, compared at the same fraction of their own peaks.
 PEAK_PAIRS = [("cluster", "etcd"), ("cluster-secure", "etcd-secure")]
