@@ -157,8 +157,9 @@ run_vegeta() { # target nodes replicas rate percent
   local target=$1 nodes=$2 replicas=$3 rate=$4 row_scenario=peak-$5 start end rc=0 length settle
   settle=$(seconds_of "$OPEN_LOOP_SETTLE")
   local label="${target}_${row_scenario}_${replicas//\//of}_${rate}" dir=$run_dir/vegeta
-  local targets=$dir/$target.targets.jsonl results=$dir/$label.csv.gz summary=$dir/$label.json
-  mkdir -p "$dir"
+  # The targets carry the target's token: with the data, which the run removes (unless KEEP_DATA).
+  local targets=$data_dir/vegeta/$target.targets.jsonl results=$dir/$label.csv.gz summary=$dir/$label.json
+  mkdir -p "$dir" "$data_dir/vegeta"
   [ -f "$targets" ] || REPLICAS=$(sent_replicas "$replicas") "$py" loadtest/report.py --vegeta-targets "$targets" "$store" "$nodes"
   profile_start "$label"
   start=$(date +%s)
