@@ -18,7 +18,8 @@
 # the machine's (wrk's, the kernel's and the idle target's: on one shared host the load
 # generator's TLS competes with the nodes), the heap the loaded target allocated per request
 # (Micrometer's jvm.gc.memory.allocated: steadier from run to run than either rate), each wrk's
-# p99, and non-2xx answers. Then B against A: the mean of each round's change.
+# p99, and non-2xx answers. Then B against A: each round's change, their mean and their median
+# (which one window the machine slowed on its own, as it does, moves less than the mean).
 #
 # Settings (environment): WARMUP=90s DURATION=20s KEYSPACE=5000 VALUE_SIZE=1400 READ_RATIO=0.5
 # REPLICAS=2/3 (cluster only) JVM_FLAGS="" (more JVM flags for JAR_B's nodes only, to measure
@@ -165,9 +166,10 @@ with open(table, "a") as out:
 PY
 }
 
-# B against A: each round's change, and their mean (a round's two windows are seconds apart).
+# B against A: each round's change, their mean and median (a round's two windows are seconds apart).
 compare() {
   python3 - "$work/windows.tsv" <<'PY'
+import statistics
 import sys
 rows = {}
 for line in open(sys.argv[1]):
@@ -180,8 +182,9 @@ def change(field):
 rate, cpu = change(0), change(1)
 heap = [rows[("B", r)][3] - rows[("A", r)][3] for r in rounds]
 fmt = lambda xs: " / ".join(f"{x * 100:+.1f}" for x in xs)
-print(f"B against A, by round: req/s {fmt(rate)} % (mean {sum(rate) / len(rate) * 100:+.1f} %); "
-      f"CPU/req {fmt(cpu)} % (mean {sum(cpu) / len(cpu) * 100:+.1f} %); "
+summary = lambda xs: f"mean {statistics.mean(xs) * 100:+.1f} %, median {statistics.median(xs) * 100:+.1f} %"
+print(f"B against A, by round: req/s {fmt(rate)} % ({summary(rate)}); "
+      f"CPU/req {fmt(cpu)} % ({summary(cpu)}); "
       f"heap/req {' / '.join(f'{h:+.1f}' for h in heap)} KiB", flush=True)
 PY
 }

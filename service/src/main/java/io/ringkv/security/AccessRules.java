@@ -96,7 +96,12 @@ public final class AccessRules {
     /** The rule that decides a request, if one does. HEAD is answered as GET, so it is decided as GET. */
     public static Optional<Rule> ruleFor(String method, String path) {
         String decidedAs = method.equals("HEAD") ? "GET" : method;
-        return RULES.stream().filter(rule -> rule.matches(decidedAs, path)).findFirst();
+        for (Rule rule : RULES) {
+            if (rule.matches(decidedAs, path)) {
+                return Optional.of(rule);
+            }
+        }
+        return Optional.empty();
     }
 
     /** What a request needs. */

@@ -65,7 +65,8 @@ final class BearerTokens implements ServerAuthenticationConverter {
      * here are one short {@code id=}.
      */
     static boolean carriesToken(String rawQuery) {
-        if (rawQuery == null) {
+        // Every name refused contains "token", and a spelling that decodes to one contains a '%'.
+        if (rawQuery == null || rawQuery.indexOf('%') < 0 && !rawQuery.contains("token")) {
             return false;
         }
         for (String parameter : rawQuery.split("&")) {

@@ -1,7 +1,9 @@
 package io.ringkv.security;
 
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import org.springframework.core.Ordered;
 import org.springframework.web.server.ServerWebExchange;
@@ -30,6 +32,10 @@ final class DataRouteAccess implements WebFilter, Ordered {
 
     private static final Set<String> PATHS = Set.of("/v0/entity", "/v0/entities");
     private static final Set<String> METHODS = Set.of("GET", "HEAD", "PUT", "DELETE");
+    /** What each method needs on each path, by path then method: looked up, not matched rule by rule, per request. */
+    private static final Map<String, Map<String, Access>> REQUIRED = PATHS.stream().collect(Collectors.toUnmodifiableMap(
+            path -> path, path -> METHODS.stream().collect(Collectors.toUnmodifiableMap(method -> method,
+                    method -> AccessRules.required(method, path)))));
     private static final String DECIDED = DataRouteAccess.class.getName() + ".decided";
     /** Where Spring Security's chain runs: WebFluxSecurityConfiguration.WEB_FILTER_CHAIN_FILTER_ORDER, in a class that is not public. */
     private static final int SPRING_SECURITY_ORDER = -100;
@@ -58,7 +64,9 @@ final class DataRouteAccess implements WebFilter, Ordered {
         var request = exchange.getRequest();
         String path = request.getPath().value();
         String method = request.getMethod().name();
-        if (!PATHS.contains(path) || !METHODS.contains(method)) {
+        Map<String, Access> byMethod = REQUIRED.get(path);
+        Access access = byMethod == null ? null : byMethod.get(method);
+        if (access == null) {
             return chain.filter(exchange);
         }
         exchange.getAttributes().put(DECIDED, Boolean.TRUE);
@@ -76,7 +84,6 @@ final class DataRouteAccess implements WebFilter, Ordered {
         if (token.isPresent() && client.isEmpty()) {
             return refusals.unknownToken(exchange);
         }
-        Access access = AccessRules.required(method, path);
         if (AccessRules.allows(access, client)) {
             return chain.filter(exchange);
         }

@@ -28,17 +28,28 @@ final class FailedTokenThrottle {
     private final long windowNanos;
     private final LongSupplier nanoClock;
     private final Map<String, Failures> byAddress;
+    /** The latest end ({@code nanoClock}) of a window in which an address reached {@code maxFailures}. */
+    private volatile long refusingUntil;
 
     FailedTokenThrottle(int maxFailures, Duration window, int maxAddresses, LongSupplier nanoClock) {
         this.maxFailures = maxFailures;
         this.windowNanos = window.toNanos();
         this.nanoClock = nanoClock;
+        this.refusingUntil = nanoClock.getAsLong();
         this.byAddress = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, Failures> eldest) {
                 return size() > maxAddresses;
             }
         };
+    }
+
+    /**
+     * Whether any address may be refused now, without the lock: nearly always none, and then a
+     * request need not look up its address nor take the lock the event loops would contend for.
+     */
+    boolean refusesAny() {
+        return nanoClock.getAsLong() - refusingUntil < 0;
     }
 
     /** How long the address is still refused, if it has failed too often. */
@@ -64,6 +75,10 @@ final class FailedTokenThrottle {
             failures.count = 0;
         }
         failures.count++;
+        long windowEnd = failures.windowStart + windowNanos;
+        if (failures.count >= maxFailures && windowEnd - refusingUntil > 0) {
+            refusingUntil = windowEnd;
+        }
     }
 
     /** How many addresses are remembered. */

@@ -112,6 +112,9 @@ final class Refusals {
 
     /** The refusal of a request with a token from a throttled address, if it is one. */
     Optional<Mono<Void>> ifThrottled(ServerWebExchange exchange) {
+        if (!throttle.refusesAny()) {
+            return Optional.empty();
+        }
         String address = addressOf(exchange);
         if (address == null || !exchange.getRequest().getHeaders().containsHeader(HttpHeaders.AUTHORIZATION)) {
             return Optional.empty();

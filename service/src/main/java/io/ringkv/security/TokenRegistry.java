@@ -57,11 +57,20 @@ public final class TokenRegistry {
         return known.size();
     }
 
-    static byte[] sha256(byte[] bytes) {
+    /**
+     * One digest a thread, reused: every data request hashes its token, and looking the algorithm
+     * up among the providers ({@link MessageDigest#getInstance}) cost ten times the hashing.
+     * {@link MessageDigest#digest(byte[])} leaves it reset for the next.
+     */
+    private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(bytes);
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK has SHA-256", e);
         }
+    });
+
+    static byte[] sha256(byte[] bytes) {
+        return SHA_256.get().digest(bytes);
     }
 }

@@ -19,13 +19,18 @@ class FailedTokenThrottleTest {
         throttle.failed("10.0.0.1");
         throttle.failed("10.0.0.1");
         assertThat(throttle.refusedFor("10.0.0.1")).as("below the threshold").isEmpty();
+        assertThat(throttle.refusesAny()).as("no address at the threshold").isFalse();
 
         nanos.addAndGet(Duration.ofSeconds(20).toNanos());
         throttle.failed("10.0.0.1");
         assertThat(throttle.refusedFor("10.0.0.1")).contains(Duration.ofSeconds(40));
         assertThat(throttle.refusedFor("10.0.0.2")).as("another address").isEmpty();
+        assertThat(throttle.refusesAny()).isTrue();
 
-        nanos.addAndGet(Duration.ofSeconds(40).toNanos());
+        nanos.addAndGet(Duration.ofSeconds(40).toNanos() - 1);
+        assertThat(throttle.refusesAny()).as("the last nanosecond of the window").isTrue();
+        nanos.incrementAndGet();
+        assertThat(throttle.refusesAny()).as("the window is over").isFalse();
         assertThat(throttle.refusedFor("10.0.0.1")).as("the window is over").isEmpty();
         throttle.failed("10.0.0.1");
         assertThat(throttle.refusedFor("10.0.0.1")).as("counted afresh").isEmpty();
