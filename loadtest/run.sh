@@ -55,7 +55,7 @@
 #                                             install the first time) for DURATION at each of these
 #                                             fractions of the rate wrk reached: the tail below
 #                                             saturation, every target at the same share of its own peak;
-#                                             each run is OPEN_LOOP_SETTLE (5s) longer, its start not counted
+#                                             each run is OPEN_LOOP_SETTLE (15s) longer, its start not counted
 #   PROFILE=0      1: cpu, alloc and lock flame graphs (async-profiler 4.5 from Maven Central,
 #                  attached with jcmd) of every JVM of the target for every measured run, in
 #                  profiles/<run>/; PROFILE_ALLOC (512k) and PROFILE_LOCK (10us) set the sampling
@@ -121,7 +121,7 @@ TIMELINE=${TIMELINE:-0}
 WRK_CONNECTIONS=${WRK_CONNECTIONS:-16}
 WRK_DURATION=${WRK_DURATION:-20s}
 PEAK_FRACTIONS=${PEAK_FRACTIONS:-}
-OPEN_LOOP_SETTLE=${OPEN_LOOP_SETTLE:-5s}
+OPEN_LOOP_SETTLE=${OPEN_LOOP_SETTLE:-15s}
 PROFILE=${PROFILE:-0}
 PROFILE_ALLOC=${PROFILE_ALLOC:-512k}
 PROFILE_LOCK=${PROFILE_LOCK:-10us}

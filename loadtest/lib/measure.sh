@@ -152,7 +152,13 @@ seconds_of() { # a duration as k6 and Go write them (30s, 1m30s, 500ms, 2h): sec
 # calibration: the step from idle to the full rate on fresh connections, right after wrk's burst
 # (whose writes the stores may still be flushing). At 3/4 of the peak, ringkv's first 1.5 s had
 # p99s of 130-170 ms against 10-60 after, and in a 30 s run made up most of the slowest 1 %;
-# etcd's were as its rest. The summary's config says how many requests were left out (settling).
+# etcd's were as its rest. At 3/4 of a secure peak on a slower day, the JVMs' compiled code met
+# connections and headers wrk had not sent (Go's client, new TLS connections, wrk's closing): 30
+# compiled methods thrown away within 3 s, the event loop's read path among them, and C2 took half
+# a core for 3 s to compile them again; the queue that built up drained at the quarter of the
+# machine left over, until 7-12 s in (-Xlog:jit+compilation,deoptimization). Hence 15 s by
+# default, as wrk2's calibration takes 10 s. The summary's config says how many requests were left
+# out (settling).
 run_vegeta() { # target nodes replicas rate percent
   local target=$1 nodes=$2 replicas=$3 rate=$4 row_scenario=peak-$5 start end rc=0 length settle
   settle=$(seconds_of "$OPEN_LOOP_SETTLE")
