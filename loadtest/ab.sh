@@ -54,7 +54,7 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=${2:?}; shift 2 ;;
     --target) target=${2:?}; shift 2 ;;
     --open-loop) open_loop=${2:?}; shift 2 ;;
-    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
