@@ -4,7 +4,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Assertions;
@@ -58,7 +56,7 @@ public final class S3Server implements AutoCloseable {
     public static S3Server start(Path dir) {
         Path launcher = repositoryRoot().resolve("bin/s3-server");
         requireWeed(launcher);
-        int port = freePorts(8);
+        int port = TestPorts.consecutive(8);
         return new S3Server(launcher, dir, URI.create(run(START_TIMEOUT, launcher.toString(), "start", dir.toString(), Integer.toString(port))));
     }
 
@@ -174,25 +172,6 @@ public final class S3Server implements AutoCloseable {
 
     private static BufferedReader reader(InputStream in) {
         return new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-    }
-
-    /** The first of {@code count} consecutive free ports, below the kernel's ephemeral range. */
-    private static int freePorts(int count) {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            int first = ThreadLocalRandom.current().nextInt(20_000, 30_000);
-            boolean free = true;
-            for (int port = first; free && port < first + count; port++) {
-                try (ServerSocket socket = new ServerSocket(port)) {
-                    // free
-                } catch (IOException e) {
-                    free = false;
-                }
-            }
-            if (free) {
-                return first;
-            }
-        }
-        throw new IllegalStateException("no " + count + " consecutive free ports between 20000 and 30000");
     }
 
     /** The checkout's root: the first directory upwards from the module that holds bin/s3-server. */

@@ -1,16 +1,11 @@
 package io.ringkv.support;
 
-import java.io.IOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 
 import org.awaitility.Awaitility;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -30,8 +25,6 @@ public final class TestNode implements AutoCloseable {
 
     /** The cluster secret every test node gets unless a test gives its own. */
     public static final String SECRET = "test-cluster-secret";
-    /** The lowest port tests are given; the ones below the kernel's ephemeral range are never an outgoing connection's. */
-    private static final int LOWEST_PORT = 10_000;
     /** A join of a test's few keys takes milliseconds; this bounds one held up by a peer that does not answer. */
     private static final Duration JOIN_WITHIN = Duration.ofSeconds(60);
 
@@ -157,38 +150,8 @@ public final class TestNode implements AutoCloseable {
         return "http://127.0.0.1:" + port;
     }
 
-    /** Ports that were free a moment ago, from {@value #LOWEST_PORT} up to the kernel's ephemeral range. */
+    /** Ports that were free a moment ago, for nodes: {@link TestPorts#free}. */
     public static List<Integer> freePorts(int count) {
-        int ephemeralLow = ephemeralPortsFrom();
-        List<Integer> ports = new ArrayList<>();
-        while (ports.size() < count) {
-            int port = LOWEST_PORT + ThreadLocalRandom.current().nextInt(ephemeralLow - LOWEST_PORT);
-            if (!ports.contains(port) && isFree(port)) {
-                ports.add(port);
-            }
-        }
-        return ports;
-    }
-
-    /**
-     * The first port of the kernel's ephemeral range. Tests restart nodes on their old ports, and
-     * an ephemeral port may meanwhile have become the local end of some outgoing connection:
-     * NodeFailureTest failed now and then with "Port ... is already in use".
-     */
-    private static int ephemeralPortsFrom() {
-        try {
-            String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
-            return Math.max(LOWEST_PORT + 1_000, Integer.parseInt(range.split("\\s+")[0]));
-        } catch (IOException | RuntimeException e) {
-            return 32_768; // Linux's default
-        }
-    }
-
-    private static boolean isFree(int port) {
-        try (ServerSocket socket = new ServerSocket(port)) {
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
+        return TestPorts.free(count);
     }
 }
