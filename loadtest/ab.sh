@@ -46,7 +46,7 @@ cd "$(dirname "$0")/.."
 . bin/lib/common.sh
 . loadtest/lib/cpu.sh # cpu_ticks, compiler_ticks, machine_ticks
 . loadtest/lib/pki.sh # make_pki, ringkv_tls_settings
-. loadtest/lib/environment.sh # find_vegeta
+. loadtest/lib/environment.sh # find_vegeta, vegeta_attack
 
 rounds=3 target=cluster open_loop=""
 while [ $# -gt 0 ]; do
@@ -125,10 +125,7 @@ load() { # seconds-label output-prefix
     local targets=$work/$which_loaded.targets.jsonl
     [ -f "$targets" ] || KEYSPACE=${KEYSPACE:-5000} VALUE_SIZE=${VALUE_SIZE:-1400} READ_RATIO=${READ_RATIO:-0.5} \
       REPLICAS=$replicas RINGKV_TOKEN=$token python3 loadtest/report.py --vegeta-targets "$targets" ringkv "$(urls | sed 's/,$//')"
-    "$vegeta" attack -format=json -targets="$targets" -rate="$open_loop/s" -duration="$(( ${1%s} + settle ))s" -http2=false \
-      -workers=48 -max-connections=16 -max-body=0 -timeout=10s ${CURL_CA:+-root-certs="$CURL_CA"} -output="$2.bin" 2>"$2.log"
-    "$vegeta" encode --to csv "$2.bin" | gzip -1 >"$2.csv.gz"
-    rm -f "$2.bin"
+    vegeta_attack "$targets" "$open_loop" "$(( ${1%s} + settle ))s" 16 "$CURL_CA" "$2"
     python3 loadtest/report.py --vegeta-summary "$2.csv.gz" "$2.json" mixed "$open_loop" "${1%s}s" "${settle}s"
     return 0
   fi

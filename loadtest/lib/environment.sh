@@ -28,6 +28,20 @@ find_vegeta() {
   CGO_ENABLED=0 GOBIN=$(dirname "$vegeta") go install -trimpath "github.com/tsenart/vegeta/v12@$VEGETA_VERSION"
 }
 
+# vegeta at a constant rate, each request started on schedule, on as many workers at first as
+# wrk's three processes have connections, over at most that many connections to each node
+# (HTTP/1.1, as wrk's); its results as prefix.csv.gz, its errors in prefix.log. Returns vegeta's
+# exit code (the results are written either way). Used by run.sh (measure.sh) and ab.sh.
+vegeta_attack() { # targets rate duration connections-per-node ca-file|"" prefix
+  local rc=0
+  "$vegeta" attack -format=json -targets="$1" -rate="$2/s" -duration="$3" -http2=false \
+    -workers=$((3 * $4)) -max-connections="$4" -max-body=0 -timeout="${TIMEOUT:-10s}" ${5:+-root-certs="$5"} \
+    -output="$6.bin" 2>"$6.log" || rc=$?
+  "$vegeta" encode --to csv "$6.bin" | gzip -1 >"$6.csv.gz"
+  rm -f "$6.bin"
+  return "$rc"
+}
+
 baseline_classpath() { # sets classpath: the service's runtime classpath (resolved once per pom, then cached)
   local key file
   key=$(sha1sum pom.xml service/pom.xml | sha1sum | cut -c1-12)

@@ -170,13 +170,9 @@ run_vegeta() { # target nodes replicas rate percent
   profile_start "$label"
   start=$(date +%s)
   length=$(awk -v d="$(seconds_of "$DURATION")" -v s="$settle" 'BEGIN { printf "%.3fs", d + s }')
-  "$vegeta" attack -format=json -targets="$targets" -rate="$rate/s" -duration="$length" -http2=false \
-    -workers=$((3 * WRK_CONNECTIONS)) -max-connections="$WRK_CONNECTIONS" -max-body=0 -timeout="${TIMEOUT:-10s}" ${SSL_CERT_FILE:+-root-certs="$SSL_CERT_FILE"} \
-    -output="$dir/$label.bin" 2>"$dir/$label.log" || rc=$?
+  vegeta_attack "$targets" "$rate" "$length" "$WRK_CONNECTIONS" "${SSL_CERT_FILE:-}" "$dir/$label" || rc=$?
   end=$(date +%s)
   profile_stop "$label"
-  "$vegeta" encode --to csv "$dir/$label.bin" | gzip -1 >"$results"
-  rm -f "$dir/$label.bin"
   "$py" loadtest/report.py --vegeta-summary "$results" "$summary" mixed "$rate" "$DURATION" "$OPEN_LOOP_SETTLE"
   [ "${KEEP_RAW:-0}" = 1 ] || rm -f "$results"
   # The row's window is the counted part: the CPU and memory beside it are the counted requests'.
