@@ -65,8 +65,6 @@ poll_ready() { # url pid launch-ms out-file: "ready_ms<TAB>status_ms", or "exite
   done
 }
 
-seconds_of() { awk -v ms="$1" 'BEGIN { printf "%.1f", ms / 1000 }'; }
-
 wait_ringkv_ready() { # target
   local target=$1 i out res waits=()
   for i in "${!ringkv_names[@]}"; do
@@ -88,7 +86,7 @@ wait_ringkv_ready() { # target
         ;;
     esac
     printf '%s\t%s\t%s\t%s\n' "$target" "${ringkv_names[$i]}" "${ringkv_urls[$i]##*:}" "$res" >>"$run_dir/startup.tsv"
-    log "${ringkv_names[$i]}: ready in $(seconds_of "${res%%$'\t'*}") s (readiness 200), /v0/status in $(seconds_of "${res##*$'\t'}") s, from its JVM's start"
+    log "${ringkv_names[$i]}: ready in $(seconds_of "${res%%$'\t'*}ms") s (readiness 200), /v0/status in $(seconds_of "${res##*$'\t'}ms") s, from its JVM's start"
   done
   ringkv_names=() ringkv_urls=() ringkv_launch=() ringkv_pids=()
 }
