@@ -1,5 +1,7 @@
 package io.ringkv.storage;
 
+import java.util.concurrent.ThreadLocalRandom;
+
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.Cache;
@@ -26,6 +28,9 @@ final class StoreOptions implements AutoCloseable {
 
     private static final long MIB = 1024 * 1024;
     private static final long MIN_WRITE_BUFFER = 4 * MIB;
+    private static final long MAX_WRITE_BUFFER = 64 * MIB;
+    /** The smallest share of the full size a node's record memtables may draw ({@link #recordWriteBuffer}). */
+    static final double MIN_WRITE_BUFFER_SHARE = 0.6;
 
     private final Cache blockCache;
     private final WriteBufferManager writeBufferManager;
@@ -69,6 +74,8 @@ final class StoreOptions implements AutoCloseable {
                 // Keys are read whole, never by prefix.
                 .setWholeKeyFiltering(true);
 
+        // RocksDB's LOG names the size drawn (Options.write_buffer_size).
+        long recordWriteBuffer = recordWriteBuffer(memory, ThreadLocalRandom.current().nextDouble());
         recordOptions = new ColumnFamilyOptions()
                 .setTableFormatConfig(table)
                 // LZ4 on the upper levels is nearly free in CPU; ZSTD on the bottom level, which
@@ -77,9 +84,11 @@ final class StoreOptions implements AutoCloseable {
                 // uncompressed (RocksDB's default ratio check), so its reads decompress nothing.
                 .setCompressionType(CompressionType.LZ4_COMPRESSION)
                 .setBottommostCompressionType(CompressionType.ZSTD_COMPRESSION)
-                // Two memtables of an eighth of the budget each (4-64 MiB): larger ones mean fewer,
-                // larger flushes and less compaction under a bulk load.
-                .setWriteBufferSize(Math.clamp(memory / 8, MIN_WRITE_BUFFER, 64 * MIB))
+                // Two memtables of up to an eighth of the budget each: larger ones mean fewer,
+                // larger flushes and less compaction under a bulk load. Each node draws its own
+                // size below that (recordWriteBuffer), so that replicas do not flush and compact
+                // at the same moments.
+                .setWriteBufferSize(recordWriteBuffer)
                 .setMaxWriteBufferNumber(2)
                 .setLevelCompactionDynamicLevelBytes(true);
         // Records that expire, as rows RocksDB's Cassandra filter reads (ExpiringRows): compaction
@@ -125,6 +134,22 @@ final class StoreOptions implements AutoCloseable {
         writeOptions = new WriteOptions().setSync(settings.syncWrites());
         // Memtables and the block cache only: a miss is reported, never read from disk.
         cachedReads = new ReadOptions().setReadTier(ReadTier.BLOCK_CACHE_TIER);
+    }
+
+    /**
+     * The records' memtable size: an eighth of the memory budget (4-64 MiB), times a share drawn
+     * once per process between {@value #MIN_WRITE_BUFFER_SHARE} and 1. Replicas receive the same
+     * writes: with memtables of one size they flushed within 30 ms of each other, and at every
+     * fourth flush all compacted at once, so that no quorum could avoid a compacting replica. On
+     * three nodes sharing two cores, the requests on every node then waited 0.1-0.5 s, for up to
+     * seconds (loadtest/BENCHMARKS.md). With sizes apart the same writes fill them at different
+     * moments. Never above the full size: the write buffer manager's quarter of the budget holds two.
+     *
+     * @param draw uniform in [0, 1)
+     */
+    static long recordWriteBuffer(long memory, double draw) {
+        long full = Math.clamp(memory / 8, MIN_WRITE_BUFFER, MAX_WRITE_BUFFER);
+        return Math.max(MIN_WRITE_BUFFER, (long) (full * (MIN_WRITE_BUFFER_SHARE + (1 - MIN_WRITE_BUFFER_SHARE) * draw)));
     }
 
     /** For the records themselves, the large and most read family. */
