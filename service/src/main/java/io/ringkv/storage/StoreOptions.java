@@ -30,7 +30,7 @@ final class StoreOptions implements AutoCloseable {
     private static final long MIN_WRITE_BUFFER = 4 * MIB;
     private static final long MAX_WRITE_BUFFER = 64 * MIB;
     /** The smallest share of the full size a node's record memtables may draw ({@link #recordWriteBuffer}). */
-    static final double MIN_WRITE_BUFFER_SHARE = 0.6;
+    private static final double MIN_WRITE_BUFFER_SHARE = 0.6;
 
     private final Cache blockCache;
     private final WriteBufferManager writeBufferManager;
